@@ -1,0 +1,957 @@
+package io.github.wheeltimer;
+
+import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * A {@link Timer} for very many timeouts that need only approximate timing: a hashed timing wheel
+ * (Varghese and Lauck, "Hashed and Hierarchical Timing Wheels", 1987), the design Netty's and
+ * Dubbo's timers made familiar, driven by one worker thread.
+ *
+ * <h2>How it keeps time</h2>
+ * Time is cut into <em>ticks</em> of {@code tickDuration}, and the wheel is a ring of
+ * {@code ticksPerWheel} buckets. A timeout whose deadline falls in tick {@code k} goes into bucket
+ * {@code k mod ticksPerWheel}; when tick {@code k} is over, the worker fires the timeouts of that
+ * bucket whose deadline has passed and leaves the others for a later revolution. Scheduling and
+ * cancelling cost O(1) whatever the number of pending timeouts.
+ * <ul>
+ * <li><b>Precision.</b> A timeout never fires before its deadline, and normally fires at the end of
+ * the tick that holds it: up to one {@code tickDuration} late, plus however long the thread takes
+ * to wake. A zero or negative delay fires at the end of the current tick. Timeouts that fall due in
+ * the same tick are not ordered among themselves. Pick the coarsest tick your use tolerates: 100 ms
+ * (the default) for request timeouts and order expiry, 1-10 ms where lateness matters more.</li>
+ * <li><b>Wheel size.</b> {@code ticksPerWheel} (default 512, rounded up to a power of two) is how
+ * many ticks one revolution spans: 512 x 100 ms = 51.2 s. A timeout further away than one
+ * revolution stays in its bucket and is looked at once per revolution until it is due, so a wheel
+ * that spans your usual delays keeps the worker's work proportional to what fires. Each bucket
+ * costs about 40 bytes.</li>
+ * <li><b>Idle cost.</b> Unlike Netty's timer, the worker does not wake on every tick: with nothing
+ * pending it parks until a timeout arrives, and otherwise it sleeps until the next tick that has a
+ * timeout in it. New and cancelled timeouts reach the worker within about one tick.</li>
+ * <li><b>Memory.</b> One pending timeout costs one object of 40 bytes (with compressed oops), plus
+ * whatever its task holds. A cancelled timeout is released within about one tick.</li>
+ * </ul>
+ *
+ * <h2>Where tasks run</h2>
+ * By default, on the worker thread itself, one after another: a task that blocks or runs long
+ * makes every other timeout late. Give the timer a {@link Builder#taskExecutor(Executor) task
+ * executor} for such tasks; the worker then only hands each due timeout to it. A task that throws
+ * is logged and counted as {@code failed}; so is a timeout the executor refuses. Neither stops the
+ * timer.
+ *
+ * <h2>Lifecycle</h2>
+ * The worker thread starts with the first {@link #newTimeout} (or {@link #start()}). {@link #stop()}
+ * refuses new timeouts at once, cancels every timeout that has not fired and returns them, and waits
+ * for the worker to end; {@link #stopGracefully(Duration)} first keeps firing timeouts as they fall
+ * due, for up to the given time. A stopped timer cannot be restarted. Each timer owns a thread:
+ * share one timer across your application rather than creating many (a warning is logged when more
+ * than {@value #INSTANCE_COUNT_WARNING_THRESHOLD} run at once).
+ *
+ * <h2>Watching it</h2>
+ * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, bucket
+ * occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread.
+ *
+ * <h2>Testing with it</h2>
+ * Pass a {@link Ticker} to the builder to drive the wheel with a clock of your own instead of
+ * {@link System#nanoTime()}.
+ *
+ * <pre>{@code
+ * HashedWheelTimer timer = HashedWheelTimer.builder()
+ *         .tickDuration(Duration.ofMillis(10))
+ *         .ticksPerWheel(1024)
+ *         .taskExecutor(executor)
+ *         .build();
+ * Timeout timeout = timer.newTimeout(t -> connection.close(), Duration.ofSeconds(30));
+ * // ... the response arrived in time:
+ * timeout.cancel();
+ * }</pre>
+ */
+public final class HashedWheelTimer implements Timer, AutoCloseable {
+
+	/** The tick duration of a timer built without one: 100 ms. */
+	public static final Duration DEFAULT_TICK_DURATION = Duration.ofMillis(100);
+
+	/** The shortest tick duration accepted: 1 ms. */
+	public static final Duration MIN_TICK_DURATION = Duration.ofMillis(1);
+
+	/** The number of buckets of a timer built without one: 512. */
+	public static final int DEFAULT_TICKS_PER_WHEEL = 512;
+
+	/** The largest number of buckets accepted: 2^30. */
+	public static final int MAX_TICKS_PER_WHEEL = 1 << 30;
+
+	static final int INSTANCE_COUNT_WARNING_THRESHOLD = 64;
+
+	/*
+	 * Threads and state
+	 * -----------------
+	 * Any thread: newTimeout, cancel, snapshot, stop. They touch only
+	 *   - state, stopDeadline: CAS-ed volatiles (the lifecycle),
+	 *   - incoming (new timeouts) and cancellations (cancelled ones): lock-free MPSC queues,
+	 *   - the LongAdder counters, and workerArmed (see below).
+	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker.
+	 * It publishes tick, fired, unprocessed and the lags with opaque stores; readers use opaque
+	 * loads: each is a single-writer value, so readers need freshness, not ordering.
+	 *
+	 * Counters: scheduled is counted by the scheduling thread before it enqueues, cancelled is the
+	 * cancellation queue's own index, fired and unprocessed by the worker, expired and failed by
+	 * whichever thread ran the task. Reading the outcomes before scheduled keeps derived numbers
+	 * (pending, running) from going negative.
+	 *
+	 * Waking the worker (no idle wake-ups)
+	 * -------------------------------------
+	 * The worker sleeps until the next tick that has a due timeout, or for ever when the wheel is
+	 * empty. Before a sleep that ends later than the next tick boundary it sets workerArmed = 1
+	 * and then checks both queues once more; a thread that enqueues checks workerArmed after its
+	 * enqueue, and whoever flips it 1 -> 0 unparks the worker. Both sides write then read
+	 * volatiles (Dekker), so either the worker sees the new element or the enqueuer sees the flag:
+	 * nothing waits longer than one tick to reach the wheel. A sleep that ends at the next
+	 * boundary is not armed: its elements are picked up at that boundary anyway. A worker woken
+	 * twice within one tick stops arming until the next tick, so a stream of schedules or
+	 * cancels costs at most a few wake-ups per tick, never one per call.
+	 *
+	 * Stopping races scheduling the same way: stop writes state, then the worker drains the
+	 * incoming queue; a scheduler enqueues, then re-reads state, and if it sees SHUTDOWN it races
+	 * the worker for its own timeout with a CAS on the timeout's state. Either the worker returns
+	 * it in the stop report, or the scheduler takes it back and throws. No timeout is left behind.
+	 */
+
+	private static final int INIT = 0;
+
+	private static final int STARTED = 1;
+
+	private static final int SHUTDOWN = 2;
+
+	private static final long NOT_STOPPING = Long.MIN_VALUE;
+
+	/** Most queue elements the worker takes in one go before it looks at the clock again. */
+	private static final int TRANSFER_BATCH = 1 << 16;
+
+	private static final System.Logger logger = System.getLogger(HashedWheelTimer.class.getName());
+
+	private static final AtomicInteger runningInstances = new AtomicInteger();
+
+	private static final AtomicBoolean instanceWarningLogged = new AtomicBoolean();
+
+	private static final AtomicInteger threadSequence = new AtomicInteger();
+
+	private static final ThreadLocal<HashedWheelTimer> taskRunningFor = new ThreadLocal<>();
+
+	private static final VarHandle STATE;
+
+	private static final VarHandle STOP_DEADLINE;
+
+	private static final VarHandle WORKER_ARMED;
+
+	private static final VarHandle TICK;
+
+	private static final VarHandle FIRED;
+
+	private static final VarHandle UNPROCESSED;
+
+	private static final VarHandle TICK_LAG;
+
+	private static final VarHandle MAX_TICK_LAG;
+
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			STATE = lookup.findVarHandle(HashedWheelTimer.class, "state", int.class);
+			STOP_DEADLINE = lookup.findVarHandle(HashedWheelTimer.class, "stopDeadline", long.class);
+			WORKER_ARMED = lookup.findVarHandle(HashedWheelTimer.class, "workerArmed", int.class);
+			TICK = lookup.findVarHandle(HashedWheelTimer.class, "tick", long.class);
+			FIRED = lookup.findVarHandle(HashedWheelTimer.class, "fired", long.class);
+			UNPROCESSED = lookup.findVarHandle(HashedWheelTimer.class, "unprocessed", long.class);
+			TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "tickLag", long.class);
+			MAX_TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "maxTickLag", long.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	// Configuration, immutable.
+
+	private final long tickNanos;
+
+	private final long maxPendingTimeouts;
+
+	private final ThreadFactory threadFactory;
+
+	/** {@code null}: tasks run on the worker thread. */
+	private final Executor taskExecutor;
+
+	private final Ticker ticker;
+
+	/** The ticker's reading when the timer was created: deadlines and ticks count from here. */
+	private final long origin;
+
+	// Lifecycle.
+
+	private volatile int state = INIT;
+
+	/** Elapsed nanos at which a stopping worker gives up draining; NOT_STOPPING until stop. */
+	private volatile long stopDeadline = NOT_STOPPING;
+
+	private volatile Thread workerThread;
+
+	private volatile String workerFailure;
+
+	private final CountDownLatch terminated = new CountDownLatch(1);
+
+	private final AtomicReference<Set<Timeout>> unprocessedTimeouts = new AtomicReference<>(Set.of());
+
+	// Hand-off to the worker.
+
+	private final IntrusiveMpscQueue incoming = new IntrusiveMpscQueue();
+
+	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations = new ChunkedMpscQueue<>();
+
+	private volatile int workerArmed;
+
+	// Counters.
+
+	private final LongAdder scheduled = new LongAdder();
+
+	private final LongAdder rejected = new LongAdder();
+
+	private final LongAdder expired = new LongAdder();
+
+	private final LongAdder failed = new LongAdder();
+
+	/** Pending timeouts, kept only when there is a limit to enforce; {@code null} otherwise. */
+	private final AtomicLong limitedPending;
+
+	// Written by the worker only (opaque), read by anyone.
+
+	private long tick;
+
+	private long fired;
+
+	private long unprocessed;
+
+	private long tickLag;
+
+	private long maxTickLag;
+
+	private final Wheel wheel;
+
+	/**
+	 * Creates a timer with a tick of {@link #DEFAULT_TICK_DURATION 100 ms} and
+	 * {@value #DEFAULT_TICKS_PER_WHEEL} buckets, running tasks on its worker thread.
+	 */
+	public HashedWheelTimer() {
+		this(builder());
+	}
+
+	/**
+	 * Creates a timer with the given tick and {@value #DEFAULT_TICKS_PER_WHEEL} buckets.
+	 * @param tickDuration the length of a tick, at least 1 ms
+	 * @param unit the unit of {@code tickDuration}
+	 */
+	public HashedWheelTimer(long tickDuration, TimeUnit unit) {
+		this(tickDuration, unit, DEFAULT_TICKS_PER_WHEEL);
+	}
+
+	/**
+	 * Creates a timer with the given tick and wheel size.
+	 * @param tickDuration the length of a tick, at least 1 ms
+	 * @param unit the unit of {@code tickDuration}
+	 * @param ticksPerWheel the number of buckets, from 1 to 2^30; rounded up to a power of two
+	 */
+	public HashedWheelTimer(long tickDuration, TimeUnit unit, int ticksPerWheel) {
+		this(builder().tickDuration(Duration.ofNanos(
+				Objects.requireNonNull(unit, "unit must not be null").toNanos(tickDuration)))
+			.ticksPerWheel(ticksPerWheel));
+	}
+
+	private HashedWheelTimer(Builder builder) {
+		this.tickNanos = validTickNanos(builder.tickDuration);
+		int wheelSize = validTicksPerWheel(builder.ticksPerWheel);
+		if (this.tickNanos > Long.MAX_VALUE / wheelSize) {
+			throw new IllegalArgumentException("tickDuration (" + builder.tickDuration + ") times ticksPerWheel ("
+					+ wheelSize + ") must not exceed Long.MAX_VALUE nanoseconds (about 292 years)");
+		}
+		this.maxPendingTimeouts = Math.max(0, builder.maxPendingTimeouts);
+		this.limitedPending = (this.maxPendingTimeouts > 0) ? new AtomicLong() : null;
+		this.threadFactory = (builder.threadFactory != null) ? builder.threadFactory
+				: HashedWheelTimer::newDefaultWorkerThread;
+		this.taskExecutor = builder.taskExecutor;
+		this.ticker = builder.ticker;
+		this.wheel = new Wheel(wheelSize, this.tickNanos);
+		this.origin = this.ticker.nanoTime();
+	}
+
+	/**
+	 * Starts building a timer.
+	 * @return a builder with the defaults
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	private static long validTickNanos(Duration tickDuration) {
+		Objects.requireNonNull(tickDuration, "tickDuration must not be null");
+		if (tickDuration.compareTo(MIN_TICK_DURATION) < 0) {
+			throw new IllegalArgumentException(
+					"tickDuration must be at least " + MIN_TICK_DURATION.toMillis() + "ms, was " + tickDuration);
+		}
+		try {
+			return tickDuration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			throw new IllegalArgumentException("tickDuration must fit in a long of nanoseconds, was " + tickDuration);
+		}
+	}
+
+	private static int validTicksPerWheel(int ticksPerWheel) {
+		if (ticksPerWheel <= 0 || ticksPerWheel > MAX_TICKS_PER_WHEEL) {
+			throw new IllegalArgumentException(
+					"ticksPerWheel must be between 1 and " + MAX_TICKS_PER_WHEEL + ", was " + ticksPerWheel);
+		}
+		return (ticksPerWheel == 1) ? 1 : Integer.highestOneBit(ticksPerWheel - 1) << 1;
+	}
+
+	private static Thread newDefaultWorkerThread(Runnable worker) {
+		Thread thread = new Thread(worker, "wheel-timer-" + threadSequence.incrementAndGet());
+		thread.setDaemon(true);
+		return thread;
+	}
+
+	/**
+	 * Starts the worker thread, if it is not running yet. Optional: the first
+	 * {@link #newTimeout} starts it.
+	 * @throws IllegalStateException if the timer has been stopped
+	 */
+	public void start() {
+		while (true) {
+			switch (this.state) {
+				case STARTED:
+					return;
+				case INIT:
+					if (STATE.compareAndSet(this, INIT, STARTED)) {
+						startWorker();
+						return;
+					}
+					break;
+				default:
+					throw stopped();
+			}
+		}
+	}
+
+	private void startWorker() {
+		try {
+			Thread thread = this.threadFactory.newThread(new Worker());
+			if (thread == null) {
+				throw new IllegalStateException("threadFactory " + this.threadFactory + " returned no thread");
+			}
+			this.workerThread = thread;
+			thread.start();
+		}
+		catch (RuntimeException | Error ex) {
+			// Producers that raced us re-check the state after enqueueing and take their timeouts back.
+			this.state = SHUTDOWN;
+			this.terminated.countDown();
+			throw ex;
+		}
+		if (runningInstances.incrementAndGet() > INSTANCE_COUNT_WARNING_THRESHOLD
+				&& instanceWarningLogged.compareAndSet(false, true)) {
+			logger.log(Level.WARNING, "More than " + INSTANCE_COUNT_WARNING_THRESHOLD
+					+ " HashedWheelTimers are running, each with its own thread: share one timer instead");
+		}
+	}
+
+	@Override
+	public Timeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
+		Objects.requireNonNull(task, "task must not be null");
+		Objects.requireNonNull(unit, "unit must not be null");
+		if (this.state != STARTED) {
+			startForTimeout();
+		}
+		if (this.limitedPending != null) {
+			reservePending();
+		}
+		long now = elapsedNanos();
+		long delayNanos = unit.toNanos(delay);
+		long deadline = (delayNanos <= 0) ? now : (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
+		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, deadline);
+		this.scheduled.increment();
+		this.incoming.offer(timeout);
+		if (this.state != STARTED) {
+			takeBackIfStopped(timeout);
+		}
+		else {
+			signalWorker();
+		}
+		return timeout;
+	}
+
+	private void startForTimeout() {
+		try {
+			start();
+		}
+		catch (IllegalStateException ex) {
+			this.rejected.increment();
+			throw ex;
+		}
+	}
+
+	private void reservePending() {
+		long pending = this.limitedPending.incrementAndGet();
+		if (pending > this.maxPendingTimeouts) {
+			this.limitedPending.decrementAndGet();
+			this.rejected.increment();
+			throw new RejectedExecutionException("Cannot schedule a timeout: " + this.maxPendingTimeouts
+					+ " timeouts are pending, which is the limit (maxPendingTimeouts = " + this.maxPendingTimeouts + ")");
+		}
+	}
+
+	private void takeBackIfStopped(HashedWheelTimeout timeout) {
+		if (timeout.cancelWithoutNotice()) {
+			this.scheduled.decrement();
+			this.rejected.increment();
+			releasePending(1);
+			throw stopped();
+		}
+		// The worker took it first: it fired, or it is in the stop report.
+	}
+
+	private IllegalStateException stopped() {
+		return new IllegalStateException("Cannot schedule a timeout: the timer has been stopped");
+	}
+
+	/** Called by {@link HashedWheelTimeout#cancel()} after it won the cancellation. */
+	void cancelled(HashedWheelTimeout timeout) {
+		this.cancellations.offer(timeout);
+		releasePending(1);
+		signalWorker();
+	}
+
+	private void signalWorker() {
+		if (this.workerArmed != 0 && WORKER_ARMED.compareAndSet(this, 1, 0)) {
+			this.ticker.unpark(this.workerThread);
+		}
+	}
+
+	private void releasePending(long count) {
+		if (this.limitedPending != null) {
+			this.limitedPending.addAndGet(-count);
+		}
+	}
+
+	/**
+	 * Stops the timer at once; see {@link Timer#stop()}. Waits for the worker thread to end; if the
+	 * calling thread is interrupted meanwhile, it keeps waiting and its interrupt flag is set again
+	 * on return.
+	 * @return the timeouts that never ran, each now cancelled; empty if the timer was already stopped
+	 * @throws IllegalStateException if called from a task of this timer
+	 */
+	@Override
+	public Set<Timeout> stop() {
+		return stopGracefully(Duration.ZERO);
+	}
+
+	/**
+	 * Stops the timer after draining: refuses new timeouts at once, keeps firing the pending ones as
+	 * they fall due until none is left or {@code drainTimeout} has passed, then cancels and returns
+	 * the rest. Waits for the worker thread to end (not for tasks already handed to a task
+	 * executor); if the calling thread is interrupted meanwhile, it keeps waiting and its interrupt
+	 * flag is set again on return. Only the first call drains; later calls wait for it and return
+	 * an empty set.
+	 * @param drainTimeout how long to keep firing due timeouts; zero is {@link #stop()}
+	 * @return the timeouts that never ran, each now cancelled
+	 * @throws IllegalStateException if called from a task of this timer
+	 * @throws IllegalArgumentException if {@code drainTimeout} is negative
+	 */
+	public Set<Timeout> stopGracefully(Duration drainTimeout) {
+		Objects.requireNonNull(drainTimeout, "drainTimeout must not be null");
+		if (drainTimeout.isNegative()) {
+			throw new IllegalArgumentException("drainTimeout must not be negative, was " + drainTimeout);
+		}
+		if (Thread.currentThread() == this.workerThread || taskRunningFor.get() == this) {
+			throw new IllegalStateException(
+					"A task of this timer cannot stop it: the timer waits for its tasks' thread to finish");
+		}
+		long drainNanos = saturatedNanos(drainTimeout);
+		long now = elapsedNanos();
+		long deadline = (drainNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + drainNanos;
+		if (STOP_DEADLINE.compareAndSet(this, NOT_STOPPING, deadline)) {
+			int previous = (int) STATE.getAndSet(this, SHUTDOWN);
+			if (previous == INIT) {
+				this.terminated.countDown();
+			}
+			else {
+				this.ticker.unpark(this.workerThread);
+			}
+		}
+		awaitTermination();
+		return this.unprocessedTimeouts.getAndSet(Set.of());
+	}
+
+	private void awaitTermination() {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				this.terminated.await();
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Stops the timer like {@link #stop()}, logging a warning if timeouts were left unprocessed.
+	 */
+	@Override
+	public void close() {
+		Set<Timeout> unprocessed = stop();
+		if (!unprocessed.isEmpty()) {
+			logger.log(Level.WARNING, () -> "Timer closed with " + unprocessed.size()
+					+ " timeouts that never ran; they were cancelled");
+		}
+	}
+
+	/**
+	 * Returns the number of timeouts accepted that have neither fired nor been cancelled. Exact
+	 * whenever no call is in progress; cheap enough to call often.
+	 * @return the pending timeouts
+	 */
+	public long pendingTimeouts() {
+		long done = (long) FIRED.getOpaque(this) + (long) UNPROCESSED.getOpaque(this)
+				+ this.cancellations.offeredCount();
+		return Math.max(0, this.scheduled.sum() - done);
+	}
+
+	/**
+	 * Reads everything the timer reports at this moment; see {@link WheelSnapshot}. Never blocks the
+	 * worker; costs one pass over the buckets.
+	 * @return an immutable snapshot
+	 */
+	public WheelSnapshot snapshot() {
+		int state = this.state;
+		long expired = this.expired.sum();
+		long failed = this.failed.sum();
+		long fired = (long) FIRED.getOpaque(this);
+		long unprocessed = (long) UNPROCESSED.getOpaque(this);
+		long cancelled = this.cancellations.offeredCount();
+		long rejected = this.rejected.sum();
+		long scheduled = this.scheduled.sum();
+		long pending = Math.max(0, scheduled - fired - unprocessed - cancelled);
+		long running = Math.max(0, fired - expired - failed);
+		long currentTick = currentTick(state);
+		Thread thread = this.workerThread;
+		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.ticksPerWheel(),
+				currentTick, pending, this.maxPendingTimeouts,
+				new WheelSnapshot.Counters(scheduled, expired, failed, cancelled, rejected, running, unprocessed),
+				Duration.ofNanos((long) TICK_LAG.getOpaque(this)), Duration.ofNanos((long) MAX_TICK_LAG.getOpaque(this)),
+				this.wheel.occupancy(currentTick), new WheelSnapshot.Worker((thread != null) ? thread.getName() : null,
+						thread != null && thread.isAlive(), this.workerFailure));
+	}
+
+	/**
+	 * The hand follows the clock while the timer runs, even across ticks the worker slept through
+	 * because they were empty; it stops where the worker stopped.
+	 */
+	private long currentTick(int state) {
+		long processed = (long) TICK.getOpaque(this);
+		if (state == STARTED) {
+			return Math.max(processed, elapsedNanos() / this.tickNanos);
+		}
+		return processed;
+	}
+
+	private static WheelSnapshot.State publicState(int state) {
+		return switch (state) {
+			case INIT -> WheelSnapshot.State.INIT;
+			case STARTED -> WheelSnapshot.State.STARTED;
+			default -> WheelSnapshot.State.SHUTDOWN;
+		};
+	}
+
+	long elapsedNanos() {
+		return this.ticker.nanoTime() - this.origin;
+	}
+
+	/** Runs a due timeout's task and counts how it ended; on the worker or the task executor. */
+	void runTask(HashedWheelTimeout timeout) {
+		boolean onExecutor = this.taskExecutor != null;
+		HashedWheelTimer outer = null;
+		if (onExecutor) {
+			outer = taskRunningFor.get();
+			taskRunningFor.set(this);
+		}
+		try {
+			timeout.task.run(timeout);
+			this.expired.increment();
+		}
+		catch (Throwable ex) {
+			this.failed.increment();
+			logger.log(Level.WARNING, () -> "Task of " + timeout + " threw an exception", ex);
+		}
+		finally {
+			if (onExecutor) {
+				if (outer != null) {
+					taskRunningFor.set(outer);
+				}
+				else {
+					taskRunningFor.remove();
+				}
+			}
+		}
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException overflow) {
+			return Long.MAX_VALUE;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "HashedWheelTimer(" + publicState(this.state) + ", tick " + Durations.format(this.tickNanos) + ", "
+				+ this.wheel.ticksPerWheel() + " buckets, " + pendingTimeouts() + " pending)";
+	}
+
+	/**
+	 * The worker thread's loop. Everything in here runs on the worker thread only.
+	 */
+	private final class Worker implements Runnable {
+
+		/** Ticks processed so far: the tick the worker processes next. */
+		private long processed;
+
+		/** The tick in which the worker was last woken by a signal, to spot a second one. */
+		private long lastSignalTick = -1;
+
+		/** The worker does not arm before this tick (it was signalled twice in one tick). */
+		private long armingSuppressedUntil = -1;
+
+		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
+
+		@Override
+		public void run() {
+			Throwable failure = null;
+			try {
+				this.processed = elapsedNanos() / HashedWheelTimer.this.tickNanos;
+				TICK.setOpaque(HashedWheelTimer.this, this.processed);
+				loop();
+			}
+			catch (Throwable ex) {
+				failure = ex;
+			}
+			finally {
+				try {
+					finish(failure);
+				}
+				finally {
+					runningInstances.decrementAndGet();
+					HashedWheelTimer.this.terminated.countDown();
+				}
+			}
+		}
+
+		private void loop() {
+			while (true) {
+				boolean moreCancellations = processCancellations();
+				if (isStopDue()) {
+					return;
+				}
+				boolean moreIncoming = transferIncoming();
+				long currentTick = elapsedNanos() / HashedWheelTimer.this.tickNanos;
+				if (currentTick > this.processed && !expireUpTo(currentTick)) {
+					return;
+				}
+				if (HashedWheelTimer.this.state == SHUTDOWN && HashedWheelTimer.this.wheel.isEmpty()
+						&& HashedWheelTimer.this.incoming.isEmpty()) {
+					return;
+				}
+				if (!moreCancellations && !moreIncoming) {
+					sleep();
+				}
+			}
+		}
+
+		private boolean isStopDue() {
+			return HashedWheelTimer.this.state == SHUTDOWN && elapsedNanos() >= HashedWheelTimer.this.stopDeadline;
+		}
+
+		/** @return whether more cancellations wait than one batch took */
+		private boolean processCancellations() {
+			ChunkedMpscQueue<HashedWheelTimeout> queue = HashedWheelTimer.this.cancellations;
+			for (int i = 0; i < TRANSFER_BATCH; i++) {
+				HashedWheelTimeout timeout = queue.poll();
+				if (timeout == null) {
+					return false;
+				}
+				if (timeout.prev != null) {
+					HashedWheelTimer.this.wheel.remove(timeout);
+				}
+			}
+			return !queue.isEmpty();
+		}
+
+		/** @return whether more new timeouts wait than one batch took */
+		private boolean transferIncoming() {
+			IntrusiveMpscQueue queue = HashedWheelTimer.this.incoming;
+			for (int i = 0; i < TRANSFER_BATCH; i++) {
+				HashedWheelTimeout timeout = (HashedWheelTimeout) queue.pollOrWait();
+				if (timeout == null) {
+					return false;
+				}
+				timeout.next = null;
+				if (!timeout.isPending()) {
+					continue;
+				}
+				if (HashedWheelTimer.this.wheel.tickOf(timeout.deadline) < this.processed) {
+					fire(timeout);
+				}
+				else {
+					HashedWheelTimer.this.wheel.add(timeout);
+				}
+			}
+			return !queue.isEmpty();
+		}
+
+		/**
+		 * Processes every tick before {@code currentTick}; after a sleep of more than one
+		 * revolution, each bucket once.
+		 * @return {@code false} if a stop became due meanwhile and the worker must end now
+		 */
+		private boolean expireUpTo(long currentTick) {
+			Wheel wheel = HashedWheelTimer.this.wheel;
+			long from = Math.max(this.processed, currentTick - wheel.ticksPerWheel());
+			for (long tick = from; tick < currentTick; tick++) {
+				long startedAt = elapsedNanos();
+				if (wheel.expire(tick, this.fireDue)) {
+					recordLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
+					if (isStopDue()) {
+						publishProcessed(tick + 1);
+						return false;
+					}
+				}
+			}
+			publishProcessed(currentTick);
+			return true;
+		}
+
+		private void publishProcessed(long tick) {
+			this.processed = tick;
+			TICK.setOpaque(HashedWheelTimer.this, tick);
+		}
+
+		private void recordLag(long lag) {
+			TICK_LAG.setOpaque(HashedWheelTimer.this, lag);
+			if (lag > HashedWheelTimer.this.maxTickLag) {
+				MAX_TICK_LAG.setOpaque(HashedWheelTimer.this, lag);
+			}
+		}
+
+		private void fire(HashedWheelTimeout timeout) {
+			if (!timeout.expire()) {
+				return;
+			}
+			FIRED.setOpaque(HashedWheelTimer.this, HashedWheelTimer.this.fired + 1);
+			releasePending(1);
+			Executor executor = HashedWheelTimer.this.taskExecutor;
+			if (executor == null) {
+				runTask(timeout);
+				return;
+			}
+			try {
+				executor.execute(timeout);
+			}
+			catch (Throwable ex) {
+				HashedWheelTimer.this.failed.increment();
+				logger.log(Level.WARNING, () -> "Task executor refused " + timeout, ex);
+			}
+		}
+
+		private void sleep() {
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			long tickNanos = timer.tickNanos;
+			long now = elapsedNanos();
+			if (now / tickNanos > this.processed) {
+				return;
+			}
+			long nextBoundary = (this.processed + 1) * tickNanos;
+			long dueTick = timer.wheel.nextDueTick(this.processed);
+			long wakeAt = (dueTick >= Long.MAX_VALUE / tickNanos) ? Long.MAX_VALUE : (dueTick + 1) * tickNanos;
+			if (timer.state == SHUTDOWN) {
+				wakeAt = Math.min(wakeAt, timer.stopDeadline);
+			}
+			boolean armed = wakeAt > nextBoundary;
+			if (armed && this.processed < this.armingSuppressedUntil) {
+				wakeAt = nextBoundary;
+				armed = false;
+			}
+			if (armed) {
+				timer.workerArmed = 1;
+				if (!timer.incoming.isEmpty() || !timer.cancellations.isEmpty()) {
+					timer.workerArmed = 0;
+					return;
+				}
+			}
+			timer.ticker.park((wakeAt == Long.MAX_VALUE) ? Long.MAX_VALUE : wakeAt - now);
+			// A stray interrupt would make every later park return at once.
+			Thread.interrupted();
+			if (armed && (int) WORKER_ARMED.getAndSet(timer, 0) == 0) {
+				long signalledIn = elapsedNanos() / tickNanos;
+				if (signalledIn == this.lastSignalTick) {
+					this.armingSuppressedUntil = signalledIn + 1;
+				}
+				this.lastSignalTick = signalledIn;
+			}
+		}
+
+		private void finish(Throwable failure) {
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			if (failure != null) {
+				timer.state = SHUTDOWN;
+				timer.workerFailure = failure.toString();
+				logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
+						+ " and the timer accepts no more", failure);
+			}
+			Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
+			while (timer.cancellations.poll() != null) {
+				// Their timeouts are cancelled already; the wheel is emptied below.
+			}
+			WheelNode node;
+			while ((node = timer.incoming.pollOrWait()) != null) {
+				node.next = null;
+				collectUnprocessed((HashedWheelTimeout) node, unprocessed);
+			}
+			timer.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
+			UNPROCESSED.setOpaque(timer, timer.unprocessed + unprocessed.size());
+			releasePending(unprocessed.size());
+			timer.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
+		}
+
+		private void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
+			if (timeout.cancelWithoutNotice()) {
+				unprocessed.add(timeout);
+			}
+		}
+
+	}
+
+	/**
+	 * Builds a {@link HashedWheelTimer}. Every setting has a default; arguments are checked when
+	 * {@link #build()} is called, and a bad one fails with a message that names it.
+	 */
+	public static final class Builder {
+
+		private Duration tickDuration = DEFAULT_TICK_DURATION;
+
+		private int ticksPerWheel = DEFAULT_TICKS_PER_WHEEL;
+
+		private long maxPendingTimeouts;
+
+		private ThreadFactory threadFactory;
+
+		private Executor taskExecutor;
+
+		private Ticker ticker = Ticker.system();
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the length of a tick: the timer's precision. At least 1 ms; default 100 ms.
+		 * @param tickDuration the tick duration
+		 * @return this builder
+		 */
+		public Builder tickDuration(Duration tickDuration) {
+			this.tickDuration = Objects.requireNonNull(tickDuration, "tickDuration must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the number of buckets, from 1 to 2^30, rounded up to a power of two; default 512.
+		 * @param ticksPerWheel the wheel size
+		 * @return this builder
+		 */
+		public Builder ticksPerWheel(int ticksPerWheel) {
+			this.ticksPerWheel = ticksPerWheel;
+			return this;
+		}
+
+		/**
+		 * Sets how many timeouts may be pending at once; past it, {@code newTimeout} throws
+		 * {@link RejectedExecutionException}. Zero or negative (the default) means no limit.
+		 * @param maxPendingTimeouts the limit
+		 * @return this builder
+		 */
+		public Builder maxPendingTimeouts(long maxPendingTimeouts) {
+			this.maxPendingTimeouts = maxPendingTimeouts;
+			return this;
+		}
+
+		/**
+		 * Sets the factory of the worker thread; by default a daemon thread named
+		 * {@code wheel-timer-N}.
+		 * @param threadFactory the thread factory
+		 * @return this builder
+		 */
+		public Builder threadFactory(ThreadFactory threadFactory) {
+			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the executor that runs the tasks; by default they run on the worker thread.
+		 * @param taskExecutor the executor
+		 * @return this builder
+		 */
+		public Builder taskExecutor(Executor taskExecutor) {
+			this.taskExecutor = Objects.requireNonNull(taskExecutor, "taskExecutor must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the source of time; by default {@link Ticker#system()}.
+		 * @param ticker the ticker
+		 * @return this builder
+		 */
+		public Builder ticker(Ticker ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the timer. It starts its worker thread on first use.
+		 * @return a new timer
+		 * @throws IllegalArgumentException if a setting is out of range
+		 */
+		public HashedWheelTimer build() {
+			return new HashedWheelTimer(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,228 @@
+package io.github.wheeltimer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The ring of buckets. Only the worker thread changes it; any thread may read its per-bucket
+ * statistics for a {@link WheelSnapshot}.
+ *
+ * <p>Tick {@code k} is the interval {@code [k * tick, (k + 1) * tick)} of time since the timer's
+ * origin. A timeout whose deadline falls in tick {@code k} sits in bucket {@code k & mask} and
+ * runs when the worker processes tick {@code k}, which it does at {@code (k + 1) * tick} or later:
+ * never before the deadline. A bucket holds the timeouts of every tick congruent to it, so each
+ * visit fires only those whose deadline has passed, and keeps the others for a later revolution
+ * (their "remaining rounds" are derived from the deadline, not stored).
+ *
+ * <p>Each bucket is a doubly linked ring through a sentinel, so a cancelled timeout is unlinked in
+ * O(1) without knowing its neighbours' bucket. The bucket of a linked timeout is always
+ * {@code (deadline / tick) & mask}: timeouts already overdue when they reach the worker are run at
+ * once instead of being linked, so no entry is ever placed anywhere else.
+ *
+ * <p>Statistics: {@code counts} is exact; {@code earliest}/{@code latest} bound the deadlines in a
+ * bucket. They are recomputed exactly whenever the worker walks the bucket and only widened in
+ * between (a cancellation does not narrow them), so the worker may wake for a bucket whose earliest
+ * timeout was cancelled, but never sleeps past one that is due. They are written with opaque
+ * stores and read with opaque loads by snapshot readers: each value is one the worker wrote, but
+ * different buckets may be seen at slightly different moments.
+ */
+final class Wheel {
+
+	private static final VarHandle INT_ELEMENT = MethodHandles.arrayElementVarHandle(int[].class);
+
+	private static final VarHandle LONG_ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
+
+	private final WheelNode[] sentinels;
+
+	private final int[] counts;
+
+	private final long[] earliest;
+
+	private final long[] latest;
+
+	private final int mask;
+
+	private final long tickNanos;
+
+	/** Timeouts linked in all buckets; worker only. */
+	private long size;
+
+	Wheel(int ticksPerWheel, long tickNanos) {
+		this.sentinels = new WheelNode[ticksPerWheel];
+		for (int i = 0; i < ticksPerWheel; i++) {
+			WheelNode sentinel = new WheelNode();
+			sentinel.next = sentinel;
+			sentinel.prev = sentinel;
+			this.sentinels[i] = sentinel;
+		}
+		this.counts = new int[ticksPerWheel];
+		this.earliest = new long[ticksPerWheel];
+		this.latest = new long[ticksPerWheel];
+		this.mask = ticksPerWheel - 1;
+		this.tickNanos = tickNanos;
+	}
+
+	int ticksPerWheel() {
+		return this.sentinels.length;
+	}
+
+	boolean isEmpty() {
+		return this.size == 0;
+	}
+
+	/** The tick whose interval holds {@code deadline}. */
+	long tickOf(long deadline) {
+		return deadline / this.tickNanos;
+	}
+
+	void add(HashedWheelTimeout timeout) {
+		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
+		WheelNode sentinel = this.sentinels[bucket];
+		WheelNode last = sentinel.prev;
+		timeout.prev = last;
+		timeout.next = sentinel;
+		last.next = timeout;
+		sentinel.prev = timeout;
+		int count = this.counts[bucket];
+		long deadline = timeout.deadline;
+		if (count == 0) {
+			setBounds(bucket, deadline, deadline);
+		}
+		else if (deadline < this.earliest[bucket]) {
+			LONG_ELEMENT.setOpaque(this.earliest, bucket, deadline);
+		}
+		else if (deadline > this.latest[bucket]) {
+			LONG_ELEMENT.setOpaque(this.latest, bucket, deadline);
+		}
+		INT_ELEMENT.setOpaque(this.counts, bucket, count + 1);
+		this.size++;
+	}
+
+	/** Unlinks a timeout that is in a bucket ({@code prev != null}). */
+	void remove(HashedWheelTimeout timeout) {
+		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
+		unlink(timeout);
+		INT_ELEMENT.setOpaque(this.counts, bucket, this.counts[bucket] - 1);
+		this.size--;
+	}
+
+	/**
+	 * Processes {@code tick}: unlinks the cancelled timeouts of its bucket and hands each one whose
+	 * deadline has passed to {@code onDue}, already unlinked. {@code onDue} may run user code, but
+	 * that code can only reach the wheel through the timer's queues, never directly.
+	 * @return whether the bucket held anything
+	 */
+	boolean expire(long tick, Consumer<HashedWheelTimeout> onDue) {
+		int bucket = (int) (tick & this.mask);
+		int count = this.counts[bucket];
+		if (count == 0) {
+			return false;
+		}
+		long limit = (tick + 1) * this.tickNanos;
+		WheelNode sentinel = this.sentinels[bucket];
+		long earliest = Long.MAX_VALUE;
+		long latest = Long.MIN_VALUE;
+		WheelNode node = sentinel.next;
+		while (node != sentinel) {
+			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
+			node = timeout.next;
+			boolean cancelled = !timeout.isPending();
+			if (cancelled || timeout.deadline < limit) {
+				unlink(timeout);
+				count--;
+				this.size--;
+				INT_ELEMENT.setOpaque(this.counts, bucket, count);
+				if (!cancelled) {
+					onDue.accept(timeout);
+				}
+			}
+			else {
+				earliest = Math.min(earliest, timeout.deadline);
+				latest = Math.max(latest, timeout.deadline);
+			}
+		}
+		setBounds(bucket, earliest, latest);
+		return true;
+	}
+
+	/**
+	 * Returns the earliest tick at or after {@code fromTick} that has a timeout due, or
+	 * {@link Long#MAX_VALUE} when the wheel is empty. May answer early (see the class comment),
+	 * never late. Costs one look at each bucket up to the answer.
+	 */
+	long nextDueTick(long fromTick) {
+		if (this.size == 0) {
+			return Long.MAX_VALUE;
+		}
+		long best = Long.MAX_VALUE;
+		for (int offset = 0; offset <= this.mask; offset++) {
+			long tick = fromTick + offset;
+			if (tick >= best) {
+				break;
+			}
+			int bucket = (int) (tick & this.mask);
+			if (this.counts[bucket] > 0) {
+				long due = Math.max(tickOf(this.earliest[bucket]), tick);
+				if (due == tick) {
+					return tick;
+				}
+				best = Math.min(best, due);
+			}
+		}
+		return best;
+	}
+
+	/** Unlinks every timeout and hands it to {@code action}; used when the timer stops. */
+	void removeAll(Consumer<HashedWheelTimeout> action) {
+		for (int bucket = 0; bucket <= this.mask; bucket++) {
+			WheelNode sentinel = this.sentinels[bucket];
+			WheelNode node = sentinel.next;
+			while (node != sentinel) {
+				HashedWheelTimeout timeout = (HashedWheelTimeout) node;
+				node = timeout.next;
+				unlink(timeout);
+				action.accept(timeout);
+			}
+			INT_ELEMENT.setOpaque(this.counts, bucket, 0);
+			setBounds(bucket, Long.MAX_VALUE, Long.MIN_VALUE);
+		}
+		this.size = 0;
+	}
+
+	/**
+	 * Reads the non-empty buckets; safe from any thread.
+	 * @param currentTick the tick the hand is on, from which remaining rounds are counted
+	 */
+	List<WheelSnapshot.Bucket> occupancy(long currentTick) {
+		List<WheelSnapshot.Bucket> buckets = new ArrayList<>();
+		int ticksPerWheel = this.sentinels.length;
+		for (int bucket = 0; bucket <= this.mask; bucket++) {
+			int count = (int) INT_ELEMENT.getOpaque(this.counts, bucket);
+			if (count > 0) {
+				long nextVisit = currentTick + ((bucket - currentTick) & this.mask);
+				long earliestTick = tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, bucket));
+				long latestTick = tickOf((long) LONG_ELEMENT.getOpaque(this.latest, bucket));
+				long minRounds = Math.max(0, (earliestTick - nextVisit) / ticksPerWheel);
+				long maxRounds = Math.max(minRounds, (latestTick - nextVisit) / ticksPerWheel);
+				buckets.add(new WheelSnapshot.Bucket(bucket, count, minRounds, maxRounds));
+			}
+		}
+		return buckets;
+	}
+
+	private void setBounds(int bucket, long earliest, long latest) {
+		LONG_ELEMENT.setOpaque(this.earliest, bucket, earliest);
+		LONG_ELEMENT.setOpaque(this.latest, bucket, latest);
+	}
+
+	private static void unlink(WheelNode node) {
+		node.prev.next = node.next;
+		node.next.prev = node.prev;
+		node.prev = null;
+		node.next = null;
+	}
+
+}
