@@ -506,11 +506,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		return this.unprocessedTimeouts.getAndSet(Set.of());
 	}
 
+	/** Waits for the worker to end, without giving up on interrupts (restoring the flag after). */
 	private void awaitTermination() {
 		boolean interrupted = false;
 		while (true) {
 			try {
+				// The latch also covers a worker that never started; the join, its last instructions.
 				this.terminated.await();
+				Thread thread = this.workerThread;
+				if (thread != null) {
+					thread.join();
+				}
 				break;
 			}
 			catch (InterruptedException ex) {

@@ -1,0 +1,197 @@
+package io.github.wheeltimer;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+class HashedWheelTimerStopTests {
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder()
+		.tickDuration(Duration.ofMillis(100))
+		.ticker(this.ticker)
+		.build();
+
+	private final AtomicInteger runs = new AtomicInteger();
+
+	private final TimerTask counting = (timeout) -> this.runs.incrementAndGet();
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.stop();
+	}
+
+	@Test
+	void stopCancelsAndReturnsEveryTimeoutThatHasNotRun() {
+		Timeout first = this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		Timeout second = this.timer.newTimeout(this.counting, Duration.ofSeconds(2));
+		Timeout third = this.timer.newTimeout(this.counting, Duration.ofDays(3));
+		Timeout cancelled = this.timer.newTimeout(this.counting, Duration.ofSeconds(2));
+		cancelled.cancel();
+		this.ticker.advanceInSteps(Duration.ofMillis(1_500), Duration.ofMillis(100));
+		assertThat(first.isExpired()).isTrue();
+
+		Set<Timeout> unprocessed = this.timer.stop();
+
+		assertThat(unprocessed).containsExactlyInAnyOrder(second, third);
+		assertThat(unprocessed).allMatch(Timeout::isCancelled);
+		WheelSnapshot snapshot = this.timer.snapshot();
+		assertThat(snapshot.state()).isEqualTo(WheelSnapshot.State.SHUTDOWN);
+		assertThat(snapshot.worker().alive()).isFalse();
+		assertThat(snapshot.pendingTimeouts()).isZero();
+		assertThat(snapshot.buckets()).isEmpty();
+		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(4, 1, 0, 1, 0, 0, 2));
+		this.ticker.advance(Duration.ofSeconds(5));
+		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void stopIsIdempotent() {
+		this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		assertThat(this.timer.stop()).hasSize(1);
+		assertThat(this.timer.stop()).isEmpty();
+		assertThat(this.timer.stopGracefully(Duration.ofSeconds(1))).isEmpty();
+		assertThat(this.timer.snapshot().counters().unprocessed()).isOne();
+	}
+
+	@Test
+	void stoppedTimerRefusesNewTimeoutsAndCannotBeRestarted() {
+		this.timer.start();
+		this.timer.stop();
+		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout(this.counting, Duration.ofSeconds(1)))
+			.withMessage("Cannot schedule a timeout: the timer has been stopped");
+		assertThatIllegalStateException().isThrownBy(this.timer::start)
+			.withMessage("Cannot schedule a timeout: the timer has been stopped");
+		WheelSnapshot.Counters counters = this.timer.snapshot().counters();
+		assertThat(counters.rejected()).isOne();
+		assertThat(counters.scheduled()).isZero();
+	}
+
+	@Test
+	void timerStoppedBeforeItStartedNeverStartsAThread() {
+		assertThat(this.timer.stop()).isEmpty();
+		assertThat(this.timer.snapshot().state()).isEqualTo(WheelSnapshot.State.SHUTDOWN);
+		assertThat(this.timer.snapshot().worker().name()).isNull();
+		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout(this.counting, Duration.ZERO));
+	}
+
+	@Test
+	void stopFromInsideATaskOnTheWorkerThrows() {
+		AtomicReference<Throwable> thrown = new AtomicReference<>();
+		this.timer.newTimeout((timeout) -> {
+			try {
+				timeout.timer().stop();
+			}
+			catch (Throwable ex) {
+				thrown.set(ex);
+			}
+		}, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(100));
+		this.ticker.awaitIdle();
+		assertThat(thrown.get()).isInstanceOf(IllegalStateException.class)
+			.hasMessage("A task of this timer cannot stop it: the timer waits for its tasks' thread to finish");
+		assertThat(this.timer.snapshot().state()).isEqualTo(WheelSnapshot.State.STARTED);
+	}
+
+	@Test
+	void stopFromInsideATaskOnTheTaskExecutorThrows() throws Exception {
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			HashedWheelTimer timer = HashedWheelTimer.builder().ticker(this.ticker).taskExecutor(executor).build();
+			CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+			timer.newTimeout((timeout) -> {
+				try {
+					timer.stopGracefully(Duration.ofSeconds(1));
+					thrown.complete(null);
+				}
+				catch (Throwable ex) {
+					thrown.complete(ex);
+				}
+			}, Duration.ZERO);
+			this.ticker.advance(Duration.ofMillis(100));
+			assertThat(thrown.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+			timer.stop();
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void stopRestoresTheCallersInterruptFlag() {
+		this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		this.ticker.awaitIdle();
+		Thread.currentThread().interrupt();
+		Set<Timeout> unprocessed = this.timer.stop();
+		assertThat(Thread.interrupted()).as("interrupt flag still set").isTrue();
+		assertThat(unprocessed).hasSize(1);
+		assertThat(this.timer.snapshot().worker().alive()).isFalse();
+	}
+
+	@Test
+	void closeStopsTheTimer() {
+		try (HashedWheelTimer timer = HashedWheelTimer.builder().ticker(this.ticker).build()) {
+			timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		}
+		assertThat(this.runs).hasValue(0);
+	}
+
+	@Test
+	void gracefulStopRefusesNewTimeoutsAtOnceAndFiresThoseThatFallDueDuringTheDrain() {
+		Timeout dueInDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		Timeout dueAfterDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(10));
+		this.ticker.awaitIdle();
+
+		CompletableFuture<Set<Timeout>> stopping = CompletableFuture
+			.supplyAsync(() -> this.timer.stopGracefully(Duration.ofSeconds(5)));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.timer.snapshot().state() == WheelSnapshot.State.SHUTDOWN);
+		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout(this.counting, Duration.ZERO));
+
+		this.ticker.advanceInSteps(Duration.ofMillis(4_900), Duration.ofMillis(100));
+		assertThat(dueInDrain.isExpired()).isTrue();
+		assertThat(stopping).isNotDone();
+		this.ticker.advance(Duration.ofMillis(100));
+
+		Set<Timeout> unprocessed = stopping.orTimeout(10, TimeUnit.SECONDS).join();
+		assertThat(unprocessed).containsExactly(dueAfterDrain);
+		assertThat(dueAfterDrain.isCancelled()).isTrue();
+		assertThat(this.runs).hasValue(1);
+		assertThat(this.timer.snapshot().counters()).isEqualTo(new WheelSnapshot.Counters(2, 1, 0, 0, 1, 0, 1));
+	}
+
+	@Test
+	void gracefulStopEndsAsSoonAsNothingIsPending() {
+		this.timer.newTimeout(this.counting, Duration.ofMillis(250));
+		this.ticker.awaitIdle();
+		CompletableFuture<Set<Timeout>> stopping = CompletableFuture
+			.supplyAsync(() -> this.timer.stopGracefully(Duration.ofHours(1)));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.timer.snapshot().state() == WheelSnapshot.State.SHUTDOWN);
+		this.ticker.advance(Duration.ofMillis(300));
+		assertThat(stopping.orTimeout(10, TimeUnit.SECONDS).join()).isEmpty();
+		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void gracefulStopOfAnIdleTimerReturnsAtOnce() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		assertThat(this.timer.stopGracefully(Duration.ofDays(1))).isEmpty();
+		assertThat(this.timer.snapshot().worker().alive()).isFalse();
+	}
+
+}
