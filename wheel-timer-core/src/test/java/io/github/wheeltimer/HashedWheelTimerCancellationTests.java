@@ -69,7 +69,10 @@ class HashedWheelTimerCancellationTests {
 		timeout.cancel();
 		this.ticker.awaitIdle();
 		assertThat(this.timer.snapshot().buckets()).isEmpty();
-		assertThat(this.ticker.idleSleepRemaining()).as("nothing pending: the worker sleeps without limit").isNull();
+		// Nothing pending: the worker sleeps without limit, or, if the schedule and the cancel
+		// both woke it in the same tick, to the end of that tick first.
+		Duration sleep = this.ticker.idleSleepRemaining();
+		assertThat(sleep == null || sleep.compareTo(Duration.ofMillis(100)) <= 0).as("sleep %s", sleep).isTrue();
 	}
 
 	@Test

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A clock that only moves when a test says so. Threads parked on it wake when their time comes,
- * when unparked, or when interrupted, like {@link java.util.concurrent.locks.LockSupport}.
+ * when unparked, or when interrupted, like {@link java.util.concurrent.locks.LockSupport}. A park
+ * of {@code n} nanoseconds lasts until {@code n} after the parking thread last read the clock.
  *
  * <p>{@link #awaitIdle()} is what makes negative assertions safe without sleeping: it returns
  * once some thread (the timer's worker) is parked with nothing to wake it at the current time, so
@@ -36,6 +37,9 @@ final class ManualTicker implements Ticker {
 
 	private final List<Long> parkRequests = new ArrayList<>();
 
+	/** Each thread's last reading: a park counts from there, as if it were a deadline. */
+	private final Map<Thread, Long> lastReading = new HashMap<>();
+
 	ManualTicker(long start) {
 		this.now = start;
 	}
@@ -49,6 +53,7 @@ final class ManualTicker implements Ticker {
 	public long nanoTime() {
 		this.lock.lock();
 		try {
+			this.lastReading.put(Thread.currentThread(), this.now);
 			return this.now;
 		}
 		finally {
@@ -65,7 +70,10 @@ final class ManualTicker implements Ticker {
 			if (this.permits.remove(current) || nanos <= 0) {
 				return;
 			}
-			Long until = (nanos == Long.MAX_VALUE) ? null : this.now + nanos;
+			// The caller computed nanos from its last reading; the test may have moved the clock
+			// since. Counting from that reading models an ideal sleep, which the real clock
+			// approaches to within the few microseconds between reading and parking.
+			Long until = (nanos == Long.MAX_VALUE) ? null : this.lastReading.getOrDefault(current, this.now) + nanos;
 			this.parked.put(current, until);
 			this.changed.signalAll();
 			while (!this.permits.contains(current) && !current.isInterrupted()

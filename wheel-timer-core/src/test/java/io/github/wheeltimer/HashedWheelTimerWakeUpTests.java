@@ -1,0 +1,118 @@
+package io.github.wheeltimer;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The worker wakes only when there is something to do: never while idle, and across empty ticks
+ * straight to the next tick that has a timeout.
+ */
+class HashedWheelTimerWakeUpTests {
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder()
+		.tickDuration(Duration.ofMillis(1))
+		.ticksPerWheel(512)
+		.ticker(this.ticker)
+		.build();
+
+	private final AtomicInteger runs = new AtomicInteger();
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.stop();
+	}
+
+	@Test
+	void idleWorkerParksWithoutATimeLimitAndStaysParkedAsTimePasses() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.idleSleepRemaining()).isNull();
+		int parks = this.ticker.parkCount();
+		this.ticker.advance(Duration.ofHours(1));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.parkCount()).as("wake-ups during an idle hour").isEqualTo(parks);
+	}
+
+	@Test
+	void workerGoesBackToAnUnlimitedSleepOnceEverythingHasFired() {
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(3));
+		this.ticker.advance(Duration.ofMillis(4));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(1);
+		assertThat(this.ticker.idleSleepRemaining()).isNull();
+	}
+
+	@Test
+	void workerSleepsAcrossEmptyTicksToTheTickOfTheNextTimeout() {
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(200));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(201));
+		int parks = this.ticker.parkCount();
+		this.ticker.advance(Duration.ofMillis(200));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.parkCount()).as("wake-ups in 200 empty ticks").isEqualTo(parks);
+		this.ticker.advance(Duration.ofMillis(1));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(1);
+		assertThat(this.ticker.parkCount()).isEqualTo(parks + 1);
+	}
+
+	@Test
+	void workerSleepsStraightToATimeoutSeveralRevolutionsAway() {
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(60));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(60_001));
+	}
+
+	@Test
+	void anEarlierTimeoutWakesASleepingWorker() {
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(10));
+		this.ticker.awaitIdle();
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(50));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(51));
+		this.ticker.advance(Duration.ofMillis(51));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(1);
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(10_001 - 51));
+	}
+
+	@Test
+	void aStreamOfSchedulesWakesTheWorkerAtMostTwiceInATick() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		int parks = this.ticker.parkCount();
+		for (int i = 0; i < 1_000; i++) {
+			this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5)).cancel();
+		}
+		this.ticker.awaitIdle();
+		// Two signalled wake-ups in one tick, then an unarmed sleep to the boundary.
+		assertThat(this.ticker.parkCount() - parks).isLessThanOrEqualTo(3);
+		this.ticker.advance(Duration.ofMillis(1));
+		this.ticker.awaitIdle();
+		assertThat(this.timer.snapshot().buckets()).isEmpty();
+		assertThat(this.timer.snapshot().counters().cancelled()).isEqualTo(1_000);
+		assertThat(this.ticker.idleSleepRemaining()).isNull();
+	}
+
+	@Test
+	void aBurstIsFiredOnItsTickWithNoCapOnHowManyMoveToTheWheelPerTick() {
+		// Netty moves at most 100,000 new timeouts into buckets per tick and fires the rest late.
+		int burst = 300_000;
+		for (int i = 0; i < burst; i++) {
+			this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(5));
+		}
+		this.ticker.advance(Duration.ofMillis(6));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(burst);
+		assertThat(this.timer.snapshot().counters().expired()).isEqualTo(burst);
+	}
+
+}
