@@ -754,7 +754,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			long from = Math.max(this.processed, currentTick - wheel.ticksPerWheel());
 			for (long tick = from; tick < currentTick; tick++) {
 				long startedAt = elapsedNanos();
-				if (wheel.expire(tick, this.fireDue)) {
+				// Lag only where something was due: a bucket of later-round timeouts the worker
+				// slept through on purpose is not late.
+				if (wheel.expire(tick, this.fireDue) > 0) {
 					recordLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
 					if (isStopDue()) {
 						publishProcessed(tick + 1);

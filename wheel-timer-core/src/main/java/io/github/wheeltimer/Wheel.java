@@ -113,14 +113,15 @@ final class Wheel {
 	 * Processes {@code tick}: unlinks the cancelled timeouts of its bucket and hands each one whose
 	 * deadline has passed to {@code onDue}, already unlinked. {@code onDue} may run user code, but
 	 * that code can only reach the wheel through the timer's queues, never directly.
-	 * @return whether the bucket held anything
+	 * @return how many timeouts were due
 	 */
-	boolean expire(long tick, Consumer<HashedWheelTimeout> onDue) {
+	int expire(long tick, Consumer<HashedWheelTimeout> onDue) {
 		int bucket = (int) (tick & this.mask);
 		int count = this.counts[bucket];
 		if (count == 0) {
-			return false;
+			return 0;
 		}
+		int due = 0;
 		long limit = (tick + 1) * this.tickNanos;
 		WheelNode sentinel = this.sentinels[bucket];
 		long earliest = Long.MAX_VALUE;
@@ -136,6 +137,7 @@ final class Wheel {
 				this.size--;
 				INT_ELEMENT.setOpaque(this.counts, bucket, count);
 				if (!cancelled) {
+					due++;
 					onDue.accept(timeout);
 				}
 			}
@@ -145,7 +147,7 @@ final class Wheel {
 			}
 		}
 		setBounds(bucket, earliest, latest);
-		return true;
+		return due;
 	}
 
 	/**

@@ -1,0 +1,154 @@
+package io.github.wheeltimer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WheelSnapshotTests {
+
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder()
+		.tickDuration(TICK)
+		.ticksPerWheel(16)
+		.maxPendingTimeouts(1_000)
+		.threadFactory((runnable) -> new Thread(runnable, "snapshot-test-worker"))
+		.ticker(this.ticker)
+		.build();
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.stop();
+	}
+
+	@Test
+	void describesConfigurationStateAndCounters() {
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(50));
+		this.timer.newTimeout((t) -> { }, Duration.ofSeconds(5)).cancel();
+		this.timer.newTimeout((t) -> { }, Duration.ofSeconds(3));
+		this.ticker.advance(TICK);
+		this.ticker.awaitIdle();
+		WheelSnapshot snapshot = this.timer.snapshot();
+		assertThat(snapshot.state()).isEqualTo(WheelSnapshot.State.STARTED);
+		assertThat(snapshot.tickDuration()).isEqualTo(TICK);
+		assertThat(snapshot.ticksPerWheel()).isEqualTo(16);
+		assertThat(snapshot.maxPendingTimeouts()).isEqualTo(1_000);
+		assertThat(snapshot.tick()).isOne();
+		assertThat(snapshot.hand()).isOne();
+		assertThat(snapshot.pendingTimeouts()).isOne();
+		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0));
+		assertThat(snapshot.buckets()).containsExactly(new WheelSnapshot.Bucket(14, 1, 1, 1));
+		assertThat(snapshot.worker()).isEqualTo(new WheelSnapshot.Worker("snapshot-test-worker", true, null));
+	}
+
+	@Test
+	void theHandFollowsTheClockWhileTheWorkerSleepsThroughEmptyTicks() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		this.ticker.advance(Duration.ofMillis(2_050));
+		assertThat(this.timer.snapshot().tick()).isEqualTo(20);
+		assertThat(this.timer.snapshot().hand()).isEqualTo(4);
+	}
+
+	@Test
+	void tickLagShowsHowLateTheWorkerProcessedATickThatHadTimeouts() {
+		// A slow task on the worker thread (500ms of clock) makes the next due tick late.
+		this.timer.newTimeout((t) -> this.ticker.advance(Duration.ofMillis(500)), Duration.ofMillis(150));
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(250));
+		this.ticker.advance(Duration.ofMillis(200));
+		this.ticker.awaitIdle();
+		WheelSnapshot snapshot = this.timer.snapshot();
+		assertThat(snapshot.tickLag()).isEqualTo(Duration.ofMillis(400));
+		assertThat(snapshot.maxTickLag()).isEqualTo(Duration.ofMillis(400));
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(150));
+		this.ticker.advanceInSteps(Duration.ofMillis(300), TICK);
+		snapshot = this.timer.snapshot();
+		assertThat(snapshot.tickLag()).isZero();
+		assertThat(snapshot.maxTickLag()).isEqualTo(Duration.ofMillis(400));
+	}
+
+	@Test
+	void sleepingThroughEmptyTicksIsNotLag() {
+		// Timeouts many revolutions away share buckets with nearer ticks the worker sleeps through.
+		for (int i = 0; i < 16; i++) {
+			this.timer.newTimeout((t) -> { }, Duration.ofMinutes(10).plus(TICK.multipliedBy(i)));
+		}
+		this.timer.newTimeout((t) -> { }, Duration.ofSeconds(30));
+		this.ticker.awaitIdle();
+		// To the end of the 30s timeout's tick: the worker wakes on time, having slept through
+		// buckets that hold only the far timeouts.
+		this.ticker.advance(Duration.ofMillis(30_100));
+		this.ticker.awaitIdle();
+		assertThat(this.timer.snapshot().counters().expired()).isOne();
+		assertThat(this.timer.snapshot().maxTickLag()).isZero();
+	}
+
+	@Test
+	void snapshotsFromManyThreadsWhileTheWheelIsBusyAlwaysAddUp() throws Exception {
+		HashedWheelTimer busy = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(1)).ticksPerWheel(64).build();
+		AtomicBoolean running = new AtomicBoolean(true);
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		CountDownLatch done = new CountDownLatch(4);
+		List<Thread> threads = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			threads.add(new Thread(() -> {
+				try {
+					for (int n = 0; n < 50_000; n++) {
+						Timeout timeout = busy.newTimeout((t) -> { }, Duration.ofMillis(n % 20));
+						if (n % 3 == 0) {
+							timeout.cancel();
+						}
+					}
+				}
+				catch (Throwable ex) {
+					failure.set(ex);
+				}
+				finally {
+					done.countDown();
+				}
+			}));
+		}
+		for (int i = 0; i < 2; i++) {
+			threads.add(new Thread(() -> {
+				try {
+					long lastScheduled = 0;
+					while (running.get()) {
+						WheelSnapshot snapshot = busy.snapshot();
+						WheelSnapshot.Counters counters = snapshot.counters();
+						assertThat(counters.scheduled()).isGreaterThanOrEqualTo(lastScheduled);
+						lastScheduled = counters.scheduled();
+						assertThat(snapshot.pendingTimeouts()).isNotNegative();
+						assertThat(snapshot.buckets()).allSatisfy((bucket) -> assertThat(bucket.timeouts()).isPositive());
+					}
+				}
+				catch (Throwable ex) {
+					failure.set(ex);
+				}
+				finally {
+					done.countDown();
+				}
+			}));
+		}
+		threads.forEach(Thread::start);
+		threads.get(0).join();
+		threads.get(1).join();
+		running.set(false);
+		done.await();
+		assertThat(failure.get()).isNull();
+		busy.stopGracefully(Duration.ofSeconds(10));
+		WheelSnapshot.Counters counters = busy.snapshot().counters();
+		assertThat(counters.scheduled()).isEqualTo(100_000);
+		assertThat(counters.expired() + counters.cancelled() + counters.unprocessed()).isEqualTo(100_000);
+	}
+
+}
