@@ -131,7 +131,7 @@ class HashedWheelTimerCancellationTests {
 			List<Timeout> shuffled = new ArrayList<>(timeouts);
 			Collections.shuffle(shuffled);
 			Thread canceller = new Thread(() -> {
-				awaitQuietly(go);
+				Latches.awaitQuietly(go);
 				for (Timeout timeout : shuffled) {
 					if (timeout.cancel()) {
 						cancelWins.incrementAndGet(((CountingTask) timeout.task()).index());
@@ -163,15 +163,6 @@ class HashedWheelTimerCancellationTests {
 		assertThat(snapshot.counters().cancelled()).isEqualTo(cancelledTotal);
 		assertThat(snapshot.counters().scheduled()).isEqualTo(count);
 		assertThat(snapshot.buckets()).isEmpty();
-	}
-
-	private static void awaitQuietly(CountDownLatch latch) {
-		try {
-			latch.await();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 	private record CountingTask(int index, AtomicIntegerArray runs) implements TimerTask {

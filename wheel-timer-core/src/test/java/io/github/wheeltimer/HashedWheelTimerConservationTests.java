@@ -42,7 +42,7 @@ class HashedWheelTimerConservationTests {
 			Thread thread = new Thread(() -> {
 				List<Outcome> outcomes = new ArrayList<>(PER_THREAD);
 				perThread.add(outcomes);
-				awaitQuietly(go);
+				Latches.awaitQuietly(go);
 				ThreadLocalRandom random = ThreadLocalRandom.current();
 				for (int i = 0; i < PER_THREAD; i++) {
 					if (i == PER_THREAD / 2) {
@@ -122,15 +122,6 @@ class HashedWheelTimerConservationTests {
 				+ counters.unprocessed() + counters.running() + snapshot.pendingTimeouts());
 		assertThat(accepted + refusedAfterStop.get()).isEqualTo((long) THREADS * PER_THREAD);
 		assertThat(snapshot.buckets()).isEmpty();
-	}
-
-	private static void awaitQuietly(CountDownLatch latch) {
-		try {
-			latch.await();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 	private static final class Outcome implements TimerTask {

@@ -73,12 +73,7 @@ class HashedWheelTimerLimitTests {
 		List<Thread> threads = new ArrayList<>();
 		for (int t = 0; t < 4; t++) {
 			Thread thread = new Thread(() -> {
-				try {
-					go.await();
-				}
-				catch (InterruptedException ex) {
-					return;
-				}
+				Latches.awaitQuietly(go);
 				for (int i = 0; i < 1_000; i++) {
 					try {
 						timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1));

@@ -3,6 +3,7 @@ package io.github.wheeltimer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -22,18 +23,7 @@ class MpscQueueTests {
 	void intrusiveQueueDeliversEveryNodeOnceInProducerOrder() throws Exception {
 		IntrusiveMpscQueue queue = new IntrusiveMpscQueue();
 		List<Thread> producers = startProducers((producer, sequence) -> queue.offer(new Item(producer, sequence)));
-		int[] next = new int[PRODUCERS];
-		int received = 0;
-		while (received < PRODUCERS * PER_PRODUCER) {
-			Item item = (Item) queue.poll();
-			if (item == null) {
-				Thread.onSpinWait();
-				continue;
-			}
-			assertThat(item.sequence).isEqualTo(next[item.producer]);
-			next[item.producer]++;
-			received++;
-		}
+		receiveAllInProducerOrder(() -> (Item) queue.poll());
 		join(producers);
 		assertThat(queue.poll()).isNull();
 		assertThat(queue.isEmpty()).isTrue();
@@ -43,18 +33,7 @@ class MpscQueueTests {
 	void chunkedQueueDeliversEveryElementOnceInProducerOrderAndCountsThem() throws Exception {
 		ChunkedMpscQueue<Item> queue = new ChunkedMpscQueue<>();
 		List<Thread> producers = startProducers((producer, sequence) -> queue.offer(new Item(producer, sequence)));
-		int[] next = new int[PRODUCERS];
-		int received = 0;
-		while (received < PRODUCERS * PER_PRODUCER) {
-			Item item = queue.poll();
-			if (item == null) {
-				Thread.onSpinWait();
-				continue;
-			}
-			assertThat(item.sequence).isEqualTo(next[item.producer]);
-			next[item.producer]++;
-			received++;
-		}
+		receiveAllInProducerOrder(queue::poll);
 		join(producers);
 		assertThat(queue.poll()).isNull();
 		assertThat(queue.isEmpty()).isTrue();
@@ -79,6 +58,21 @@ class MpscQueueTests {
 		}
 	}
 
+	private static void receiveAllInProducerOrder(Supplier<Item> poll) {
+		int[] next = new int[PRODUCERS];
+		int received = 0;
+		while (received < PRODUCERS * PER_PRODUCER) {
+			Item item = poll.get();
+			if (item == null) {
+				Thread.onSpinWait();
+				continue;
+			}
+			assertThat(item.sequence).isEqualTo(next[item.producer]);
+			next[item.producer]++;
+			received++;
+		}
+	}
+
 	private interface Producer {
 
 		void produce(int producer, int sequence);
@@ -91,12 +85,7 @@ class MpscQueueTests {
 		for (int p = 0; p < PRODUCERS; p++) {
 			int id = p;
 			Thread thread = new Thread(() -> {
-				try {
-					go.await();
-				}
-				catch (InterruptedException ex) {
-					return;
-				}
+				Latches.awaitQuietly(go);
 				for (int i = 0; i < PER_PRODUCER; i++) {
 					producer.produce(id, i);
 				}
