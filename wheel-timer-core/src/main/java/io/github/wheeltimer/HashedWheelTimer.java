@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A {@link Timer} for very many timeouts that need only approximate timing: a hashed timing wheel
@@ -106,7 +107,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 *   - state, stopDeadline: CAS-ed volatiles (the lifecycle),
 	 *   - incoming (new timeouts) and cancellations (cancelled ones): lock-free MPSC queues,
 	 *   - the LongAdder counters, and workerArmed (see below).
-	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker.
+	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker
+	 * (if starting the worker fails, the starting thread inherits the queues, as no worker ran).
 	 * It publishes tick, fired, unprocessed and the lags with opaque stores; readers use opaque
 	 * loads: each is a single-writer value, so readers need freshness, not ordering.
 	 *
@@ -367,8 +369,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			thread.start();
 		}
 		catch (RuntimeException | Error ex) {
-			// Producers that raced us re-check the state after enqueueing and take their timeouts back.
+			// No worker will ever own the queues, so this thread does its final duty: producers
+			// that saw STARTED before this line have enqueued, and are reported as unprocessed;
+			// later ones see SHUTDOWN after enqueueing and take their timeouts back.
 			this.state = SHUTDOWN;
+			cancelAndReportUnprocessed();
 			this.terminated.countDown();
 			throw ex;
 		}
@@ -408,7 +413,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		try {
 			start();
 		}
-		catch (IllegalStateException ex) {
+		catch (RuntimeException | Error ex) {
+			// Stopped, or the worker thread could not be started: either way this call is refused.
 			this.rejected.increment();
 			throw ex;
 		}
@@ -424,14 +430,19 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		}
 	}
 
-	private void takeBackIfStopped(HashedWheelTimeout timeout) {
+	/**
+	 * Takes back a timeout enqueued after a stop began, unless the worker claimed it first (then it
+	 * fired, or it is in the stop report). Package-private: tests play the race's losing side.
+	 */
+	void takeBackIfStopped(HashedWheelTimeout timeout) {
 		if (timeout.cancelWithoutNotice()) {
 			this.scheduled.decrement();
 			this.rejected.increment();
 			releasePending(1);
+			// A draining worker may have linked it already: tell it nothing is pending any more.
+			signalWorker();
 			throw stopped();
 		}
-		// The worker took it first: it fired, or it is in the stop report.
 	}
 
 	private IllegalStateException stopped() {
@@ -493,7 +504,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long drainNanos = saturatedNanos(drainTimeout);
 		long now = elapsedNanos();
 		long deadline = (drainNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + drainNanos;
-		if (STOP_DEADLINE.compareAndSet(this, NOT_STOPPING, deadline)) {
+		boolean stopper = STOP_DEADLINE.compareAndSet(this, NOT_STOPPING, deadline);
+		if (stopper) {
 			int previous = (int) STATE.getAndSet(this, SHUTDOWN);
 			if (previous == INIT) {
 				this.terminated.countDown();
@@ -503,7 +515,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 		}
 		awaitTermination();
-		return this.unprocessedTimeouts.getAndSet(Set.of());
+		// The report belongs to the call that stopped the timer, however the waits interleave.
+		return stopper ? this.unprocessedTimeouts.getAndSet(Set.of()) : Set.of();
 	}
 
 	/** Waits for the worker to end, without giving up on interrupts (restoring the flag after). */
@@ -615,7 +628,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		}
 		catch (Throwable ex) {
 			this.failed.increment();
-			logger.log(Level.WARNING, () -> "Task of " + timeout + " threw an exception", ex);
+			warn(() -> "Task of " + timeout + " threw an exception", ex);
 		}
 		finally {
 			if (onExecutor) {
@@ -625,6 +638,24 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				else {
 					taskRunningFor.remove();
 				}
+			}
+		}
+	}
+
+	/**
+	 * Logs a task's failure. Describing the timeout calls the task's {@code toString()}, and a
+	 * logging backend may fail too: neither may escape into the worker's loop.
+	 */
+	private static void warn(Supplier<String> message, Throwable failure) {
+		try {
+			logger.log(Level.WARNING, message, failure);
+		}
+		catch (Throwable describing) {
+			try {
+				logger.log(Level.WARNING, "A timeout's task failed, and describing it failed too: " + describing, failure);
+			}
+			catch (Throwable ignored) {
+				// Nothing more can be said; the failure is counted.
 			}
 		}
 	}
@@ -693,8 +724,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				if (currentTick > this.processed && !expireUpTo(currentTick)) {
 					return;
 				}
-				if (HashedWheelTimer.this.state == SHUTDOWN && HashedWheelTimer.this.wheel.isEmpty()
-						&& HashedWheelTimer.this.incoming.isEmpty()) {
+				// The counters, not the wheel: a timeout taken back by its racing scheduler may
+				// still be linked, cancelled, in a bucket.
+				if (HashedWheelTimer.this.state == SHUTDOWN && pendingTimeouts() == 0) {
 					return;
 				}
 				if (!moreCancellations && !moreIncoming) {
@@ -796,7 +828,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 			catch (Throwable ex) {
 				HashedWheelTimer.this.failed.increment();
-				logger.log(Level.WARNING, () -> "Task executor refused " + timeout, ex);
+				warn(() -> "Task executor refused " + timeout, ex);
 			}
 		}
 
@@ -845,27 +877,36 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
 						+ " and the timer accepts no more", failure);
 			}
-			Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
-			while (timer.cancellations.poll() != null) {
-				// Their timeouts are cancelled already; the wheel is emptied below.
-			}
-			WheelNode node;
-			while ((node = timer.incoming.pollOrWait()) != null) {
-				node.next = null;
-				collectUnprocessed((HashedWheelTimeout) node, unprocessed);
-			}
-			timer.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
-			UNPROCESSED.setOpaque(timer, timer.unprocessed + unprocessed.size());
-			releasePending(unprocessed.size());
-			timer.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
+			cancelAndReportUnprocessed();
 		}
 
-		private void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
-			if (timeout.cancelWithoutNotice()) {
-				unprocessed.add(timeout);
-			}
-		}
+	}
 
+	/**
+	 * Cancels every timeout that has not run and keeps them for the stop report. Called once the
+	 * state is SHUTDOWN, by the thread that owns the wheel: the worker as it ends, or the thread
+	 * whose start of the worker failed (then the wheel is empty and only the queue holds timeouts).
+	 */
+	private void cancelAndReportUnprocessed() {
+		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
+		while (this.cancellations.poll() != null) {
+			// Their timeouts are cancelled already; the wheel is emptied below.
+		}
+		WheelNode node;
+		while ((node = this.incoming.pollOrWait()) != null) {
+			node.next = null;
+			collectUnprocessed((HashedWheelTimeout) node, unprocessed);
+		}
+		this.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
+		UNPROCESSED.setOpaque(this, this.unprocessed + unprocessed.size());
+		releasePending(unprocessed.size());
+		this.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
+	}
+
+	private static void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
+		if (timeout.cancelWithoutNotice()) {
+			unprocessed.add(timeout);
+		}
 	}
 
 	/**
