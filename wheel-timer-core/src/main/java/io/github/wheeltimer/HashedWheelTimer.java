@@ -354,7 +354,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					}
 					break;
 				default:
-					throw stopped();
+					throw new IllegalStateException("Cannot start the timer: it has been stopped, and a stopped timer"
+							+ " cannot be restarted");
 			}
 		}
 	}
@@ -388,8 +389,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	public Timeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
 		Objects.requireNonNull(task, "task must not be null");
 		Objects.requireNonNull(unit, "unit must not be null");
-		if (this.state != STARTED) {
-			startForTimeout();
+		int state = this.state;
+		if (state != STARTED) {
+			startForTimeout(state);
 		}
 		if (this.limitedPending != null) {
 			reservePending();
@@ -409,8 +411,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		return timeout;
 	}
 
-	private void startForTimeout() {
+	private void startForTimeout(int state) {
 		try {
+			if (state == SHUTDOWN) {
+				throw stopped();
+			}
 			start();
 		}
 		catch (RuntimeException | Error ex) {

@@ -74,7 +74,7 @@ class HashedWheelTimerStopTests {
 		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout(this.counting, Duration.ofSeconds(1)))
 			.withMessage("Cannot schedule a timeout: the timer has been stopped");
 		assertThatIllegalStateException().isThrownBy(this.timer::start)
-			.withMessage("Cannot schedule a timeout: the timer has been stopped");
+			.withMessage("Cannot start the timer: it has been stopped, and a stopped timer cannot be restarted");
 		WheelSnapshot.Counters counters = this.timer.snapshot().counters();
 		assertThat(counters.rejected()).isOne();
 		assertThat(counters.scheduled()).isZero();
