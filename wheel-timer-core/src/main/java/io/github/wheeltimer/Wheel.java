@@ -3,6 +3,7 @@ package io.github.wheeltimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -27,13 +28,18 @@ import java.util.function.Consumer;
  * between (a cancellation does not narrow them), so the worker may wake for a bucket whose earliest
  * timeout was cancelled, but never sleeps past one that is due. They are written with opaque
  * stores and read with opaque loads by snapshot readers: each value is one the worker wrote, but
- * different buckets may be seen at slightly different moments.
+ * different buckets may be seen at slightly different moments. {@code occupied} has one bit per
+ * bucket, set while the bucket holds anything, so the search for the next due tick and the
+ * snapshot skip empty buckets 64 at a time: their cost follows the occupied buckets, not the
+ * wheel size.
  */
 final class Wheel {
 
 	private static final VarHandle INT_ELEMENT = MethodHandles.arrayElementVarHandle(int[].class);
 
 	private static final VarHandle LONG_ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
+
+	private static final int BITS_PER_WORD = 64;
 
 	private final WheelNode[] sentinels;
 
@@ -42,6 +48,8 @@ final class Wheel {
 	private final long[] earliest;
 
 	private final long[] latest;
+
+	private final long[] occupied;
 
 	private final int mask;
 
@@ -61,6 +69,7 @@ final class Wheel {
 		this.counts = new int[ticksPerWheel];
 		this.earliest = new long[ticksPerWheel];
 		this.latest = new long[ticksPerWheel];
+		this.occupied = new long[(ticksPerWheel + BITS_PER_WORD - 1) / BITS_PER_WORD];
 		this.mask = ticksPerWheel - 1;
 		this.tickNanos = tickNanos;
 	}
@@ -90,6 +99,7 @@ final class Wheel {
 		long deadline = timeout.deadline;
 		if (count == 0) {
 			setBounds(bucket, deadline, deadline);
+			setOccupied(bucket, true);
 		}
 		else if (deadline < this.earliest[bucket]) {
 			LONG_ELEMENT.setOpaque(this.earliest, bucket, deadline);
@@ -105,7 +115,11 @@ final class Wheel {
 	void remove(HashedWheelTimeout timeout) {
 		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
 		unlink(timeout);
-		INT_ELEMENT.setOpaque(this.counts, bucket, this.counts[bucket] - 1);
+		int count = this.counts[bucket] - 1;
+		INT_ELEMENT.setOpaque(this.counts, bucket, count);
+		if (count == 0) {
+			setOccupied(bucket, false);
+		}
 		this.size--;
 	}
 
@@ -147,6 +161,9 @@ final class Wheel {
 			}
 		}
 		setBounds(bucket, earliest, latest);
+		if (count == 0) {
+			setOccupied(bucket, false);
+		}
 		return due;
 	}
 
@@ -160,21 +177,60 @@ final class Wheel {
 			return Long.MAX_VALUE;
 		}
 		long best = Long.MAX_VALUE;
-		for (int offset = 0; offset <= this.mask; offset++) {
-			long tick = fromTick + offset;
+		int hand = (int) (fromTick & this.mask);
+		// Occupied buckets in the order the hand reaches them: from the hand to the end, then from 0.
+		boolean wrapped = false;
+		int bucket = nextOccupied(hand, false);
+		while (true) {
+			if (bucket < 0 && !wrapped) {
+				wrapped = true;
+				bucket = nextOccupied(0, false);
+			}
+			if (bucket < 0 || (wrapped && bucket >= hand)) {
+				break;
+			}
+			long tick = fromTick + ((bucket - hand) & this.mask);
 			if (tick >= best) {
 				break;
 			}
-			int bucket = (int) (tick & this.mask);
-			if (this.counts[bucket] > 0) {
-				long due = Math.max(tickOf(this.earliest[bucket]), tick);
-				if (due == tick) {
-					return tick;
-				}
-				best = Math.min(best, due);
+			long due = Math.max(tickOf(this.earliest[bucket]), tick);
+			if (due == tick) {
+				return tick;
 			}
+			best = Math.min(best, due);
+			bucket = nextOccupied(bucket + 1, false);
 		}
 		return best;
+	}
+
+	/**
+	 * Returns the first occupied bucket at or after {@code from}, or -1.
+	 * @param opaque whether to read the bitmap as a thread other than the worker
+	 */
+	private int nextOccupied(int from, boolean opaque) {
+		if (from > this.mask) {
+			return -1;
+		}
+		int word = from / BITS_PER_WORD;
+		long bits = occupiedWord(word, opaque) & (-1L << (from % BITS_PER_WORD));
+		while (bits == 0) {
+			if (++word == this.occupied.length) {
+				return -1;
+			}
+			bits = occupiedWord(word, opaque);
+		}
+		return word * BITS_PER_WORD + Long.numberOfTrailingZeros(bits);
+	}
+
+	private long occupiedWord(int word, boolean opaque) {
+		return opaque ? (long) LONG_ELEMENT.getOpaque(this.occupied, word) : this.occupied[word];
+	}
+
+	private void setOccupied(int bucket, boolean occupied) {
+		int word = bucket / BITS_PER_WORD;
+		long bit = 1L << (bucket % BITS_PER_WORD);
+		long bits = occupied ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
+		LONG_ELEMENT.setOpaque(this.occupied, word, bits);
 	}
 
 	/** Unlinks every timeout and hands it to {@code action}; used when the timer stops. */
@@ -191,6 +247,7 @@ final class Wheel {
 			INT_ELEMENT.setOpaque(this.counts, bucket, 0);
 			setBounds(bucket, Long.MAX_VALUE, Long.MIN_VALUE);
 		}
+		Arrays.fill(this.occupied, 0L);
 		this.size = 0;
 	}
 
@@ -201,7 +258,7 @@ final class Wheel {
 	List<WheelSnapshot.Bucket> occupancy(long currentTick) {
 		List<WheelSnapshot.Bucket> buckets = new ArrayList<>();
 		int ticksPerWheel = this.sentinels.length;
-		for (int bucket = 0; bucket <= this.mask; bucket++) {
+		for (int bucket = nextOccupied(0, true); bucket >= 0; bucket = nextOccupied(bucket + 1, true)) {
 			int count = (int) INT_ELEMENT.getOpaque(this.counts, bucket);
 			if (count > 0) {
 				long nextVisit = currentTick + ((bucket - currentTick) & this.mask);

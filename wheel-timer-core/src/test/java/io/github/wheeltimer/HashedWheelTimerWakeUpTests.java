@@ -72,6 +72,42 @@ class HashedWheelTimerWakeUpTests {
 	}
 
 	@Test
+	void theSearchForTheNextDueTickWrapsPastTheEndOfTheWheel() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		this.ticker.advance(Duration.ofMillis(500));
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(20));
+		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(5_000));
+		this.ticker.advance(Duration.ofMillis(1));
+		this.ticker.awaitIdle();
+		// Hand at bucket 501; the 20ms timeout sits past the end, in bucket (500 + 20) % 512 = 8.
+		assertThat(this.timer.snapshot().buckets()).extracting(WheelSnapshot.Bucket::index).containsExactly(8, 380);
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(20));
+		this.ticker.advance(Duration.ofMillis(20));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(1);
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(5_001 - 21));
+	}
+
+	@Test
+	void aLargeSparseWheelSleepsStraightToItsOnlyTimeout() {
+		HashedWheelTimer large = HashedWheelTimer.builder()
+			.tickDuration(Duration.ofMillis(1))
+			.ticksPerWheel(1 << 20)
+			.ticker(this.ticker)
+			.build();
+		large.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(900));
+		this.ticker.awaitIdle();
+		assertThat(large.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(900_000, 1, 0, 0));
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(900_001));
+		this.ticker.advance(Duration.ofMillis(900_001));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).hasValue(1);
+		assertThat(large.snapshot().buckets()).isEmpty();
+		large.stop();
+	}
+
+	@Test
 	void anEarlierTimeoutWakesASleepingWorkerInTimeForIt() {
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(10));
 		this.ticker.awaitIdle();
