@@ -564,9 +564,15 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * @return the pending timeouts
 	 */
 	public long pendingTimeouts() {
-		long done = (long) FIRED.getOpaque(this) + (long) UNPROCESSED.getOpaque(this)
-				+ this.cancellations.offeredCount();
-		return Math.max(0, this.scheduled.sum() - done);
+		long fired = (long) FIRED.getOpaque(this);
+		long unprocessed = (long) UNPROCESSED.getOpaque(this);
+		long cancelled = this.cancellations.offeredCount();
+		return pending(this.scheduled.sum(), fired, unprocessed, cancelled);
+	}
+
+	/** Outcomes must be read before {@code scheduled}, so that pending cannot come out negative. */
+	private static long pending(long scheduled, long fired, long unprocessed, long cancelled) {
+		return Math.max(0, scheduled - fired - unprocessed - cancelled);
 	}
 
 	/**
@@ -583,7 +589,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long cancelled = this.cancellations.offeredCount();
 		long rejected = this.rejected.sum();
 		long scheduled = this.scheduled.sum();
-		long pending = Math.max(0, scheduled - fired - unprocessed - cancelled);
+		long pending = pending(scheduled, fired, unprocessed, cancelled);
 		long running = Math.max(0, fired - expired - failed);
 		long currentTick = currentTick(state);
 		Thread thread = this.workerThread;

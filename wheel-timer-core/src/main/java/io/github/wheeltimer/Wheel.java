@@ -3,7 +3,6 @@ package io.github.wheeltimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -99,7 +98,6 @@ final class Wheel {
 		long deadline = timeout.deadline;
 		if (count == 0) {
 			setBounds(bucket, deadline, deadline);
-			setOccupied(bucket, true);
 		}
 		else if (deadline < this.earliest[bucket]) {
 			LONG_ELEMENT.setOpaque(this.earliest, bucket, deadline);
@@ -107,7 +105,7 @@ final class Wheel {
 		else if (deadline > this.latest[bucket]) {
 			LONG_ELEMENT.setOpaque(this.latest, bucket, deadline);
 		}
-		INT_ELEMENT.setOpaque(this.counts, bucket, count + 1);
+		setCount(bucket, count + 1);
 		this.size++;
 	}
 
@@ -115,11 +113,7 @@ final class Wheel {
 	void remove(HashedWheelTimeout timeout) {
 		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
 		unlink(timeout);
-		int count = this.counts[bucket] - 1;
-		INT_ELEMENT.setOpaque(this.counts, bucket, count);
-		if (count == 0) {
-			setOccupied(bucket, false);
-		}
+		setCount(bucket, this.counts[bucket] - 1);
 		this.size--;
 	}
 
@@ -149,7 +143,7 @@ final class Wheel {
 				unlink(timeout);
 				count--;
 				this.size--;
-				INT_ELEMENT.setOpaque(this.counts, bucket, count);
+				setCount(bucket, count);
 				if (!cancelled) {
 					due++;
 					onDue.accept(timeout);
@@ -161,9 +155,6 @@ final class Wheel {
 			}
 		}
 		setBounds(bucket, earliest, latest);
-		if (count == 0) {
-			setOccupied(bucket, false);
-		}
 		return due;
 	}
 
@@ -180,11 +171,11 @@ final class Wheel {
 		int hand = (int) (fromTick & this.mask);
 		// Occupied buckets in the order the hand reaches them: from the hand to the end, then from 0.
 		boolean wrapped = false;
-		int bucket = nextOccupied(hand, false);
+		int bucket = nextOccupied(hand);
 		while (true) {
 			if (bucket < 0 && !wrapped) {
 				wrapped = true;
-				bucket = nextOccupied(0, false);
+				bucket = nextOccupied(0);
 			}
 			if (bucket < 0 || (wrapped && bucket >= hand)) {
 				break;
@@ -198,39 +189,39 @@ final class Wheel {
 				return tick;
 			}
 			best = Math.min(best, due);
-			bucket = nextOccupied(bucket + 1, false);
+			bucket = nextOccupied(bucket + 1);
 		}
 		return best;
 	}
 
 	/**
-	 * Returns the first occupied bucket at or after {@code from}, or -1.
-	 * @param opaque whether to read the bitmap as a thread other than the worker
+	 * Returns the first occupied bucket at or after {@code from}, or -1. Opaque loads: the worker
+	 * and snapshot readers alike (for the worker they cost what plain loads do).
 	 */
-	private int nextOccupied(int from, boolean opaque) {
+	private int nextOccupied(int from) {
 		if (from > this.mask) {
 			return -1;
 		}
 		int word = from / BITS_PER_WORD;
-		long bits = occupiedWord(word, opaque) & (-1L << (from % BITS_PER_WORD));
+		long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word) & (-1L << (from % BITS_PER_WORD));
 		while (bits == 0) {
 			if (++word == this.occupied.length) {
 				return -1;
 			}
-			bits = occupiedWord(word, opaque);
+			bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word);
 		}
 		return word * BITS_PER_WORD + Long.numberOfTrailingZeros(bits);
 	}
 
-	private long occupiedWord(int word, boolean opaque) {
-		return opaque ? (long) LONG_ELEMENT.getOpaque(this.occupied, word) : this.occupied[word];
-	}
-
-	private void setOccupied(int bucket, boolean occupied) {
-		int word = bucket / BITS_PER_WORD;
-		long bit = 1L << (bucket % BITS_PER_WORD);
-		long bits = occupied ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
-		LONG_ELEMENT.setOpaque(this.occupied, word, bits);
+	/** Publishes a bucket's count, and its occupied bit when the count leaves or reaches zero. */
+	private void setCount(int bucket, int count) {
+		INT_ELEMENT.setOpaque(this.counts, bucket, count);
+		if (count <= 1) {
+			int word = bucket / BITS_PER_WORD;
+			long bit = 1L << (bucket % BITS_PER_WORD);
+			long bits = (count == 1) ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
+			LONG_ELEMENT.setOpaque(this.occupied, word, bits);
+		}
 	}
 
 	/** Unlinks every timeout and hands it to {@code action}; used when the timer stops. */
@@ -244,10 +235,9 @@ final class Wheel {
 				unlink(timeout);
 				action.accept(timeout);
 			}
-			INT_ELEMENT.setOpaque(this.counts, bucket, 0);
+			setCount(bucket, 0);
 			setBounds(bucket, Long.MAX_VALUE, Long.MIN_VALUE);
 		}
-		Arrays.fill(this.occupied, 0L);
 		this.size = 0;
 	}
 
@@ -258,7 +248,7 @@ final class Wheel {
 	List<WheelSnapshot.Bucket> occupancy(long currentTick) {
 		List<WheelSnapshot.Bucket> buckets = new ArrayList<>();
 		int ticksPerWheel = this.sentinels.length;
-		for (int bucket = nextOccupied(0, true); bucket >= 0; bucket = nextOccupied(bucket + 1, true)) {
+		for (int bucket = nextOccupied(0); bucket >= 0; bucket = nextOccupied(bucket + 1)) {
 			int count = (int) INT_ELEMENT.getOpaque(this.counts, bucket);
 			if (count > 0) {
 				long nextVisit = currentTick + ((bucket - currentTick) & this.mask);
