@@ -1,0 +1,106 @@
+package io.github.wheeltimer.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs calls to the annotated bean method later: the call returns at once, and the method runs
+ * with the call's arguments once the delay has passed, on a hashed wheel
+ * {@link io.github.wheeltimer.Timer Timer}.
+ *
+ * <pre class="code">
+ * &#64;DelayedExecution(delay = 30, timeUnit = TimeUnit.MINUTES)
+ * public void cancelIfUnpaid(String orderId) { ... }
+ *
+ * &#64;DelayedExecution(delayString = "${orders.reminder-delay:10s}")
+ * public CompletableFuture&lt;Receipt&gt; sendReminder(Order order) { ... }
+ * </pre>
+ *
+ * <h2>Delay</h2>
+ * Give exactly one of {@link #delay()} and {@link #delayString()}. The method runs on the first
+ * tick of the timer at or after the delay has passed: never earlier, and later by at most about
+ * one tick ({@code wheel-timer.tick-duration}) when the application is not overloaded.
+ *
+ * <h2>Return types</h2>
+ * <ul>
+ * <li>{@code void}: the call returns at once. If the method throws when it runs, the exception goes
+ * to the {@link DelayedExecutionExceptionHandler} bean, or is logged at ERROR if there is none.
+ * <li>{@code CompletableFuture<T>}, {@code CompletionStage<T>} or {@code Future<T>}: the caller
+ * gets a future at once. It completes with the result of the future the method returns, or with
+ * the exception it throws. Cancelling the returned future before the method has started cancels
+ * the delayed call; later dependants ({@code thenApply} and so on) do not.
+ * </ul>
+ * Any other return type fails application startup: silently returning {@code null}, as
+ * {@code @Async} does, would hide a bug.
+ *
+ * <h2>Where and when the method runs</h2>
+ * Not on the timer's thread: on Spring Boot's {@code applicationTaskExecutor} (virtual threads with
+ * {@code spring.threads.virtual.enabled=true}), or on the executor bean named by
+ * {@code wheel-timer.executor}. This annotation's advice runs before any other advice on the
+ * method, so {@code @Transactional}, {@code @Retryable} and other aspects apply when the method
+ * runs, not when it is called. The arguments are captured by reference: an argument changed after
+ * the call is seen changed when the method runs.
+ *
+ * <h2>Errors</h2>
+ * <ul>
+ * <li>Startup fails, naming the method, when: both or neither of {@code delay} and
+ * {@code delayString} are given; the delay is negative or cannot be parsed; the named timer does
+ * not exist; the return type is not supported; or the method cannot be proxied (private, final or
+ * static). Each method's annotation is resolved once, at startup.
+ * <li>A call the timer cannot accept (it has been stopped, or {@code wheel-timer.max-pending-timeouts}
+ * is reached) throws {@link org.springframework.core.task.TaskRejectedException} in the caller's
+ * thread, naming the timer and the reason, for future-returning methods too.
+ * </ul>
+ *
+ * <h2>Limits</h2>
+ * Like every annotation that Spring applies through a proxy, this one only takes effect when the
+ * method is called through the bean's proxy: a call from inside the same bean
+ * ({@code this.cancelIfUnpaid(id)}) runs at once. Inject the bean, or split the method into
+ * another bean. The annotation must be on the implementation method; on an interface method it
+ * fails startup. Delayed calls are held in memory: calls still pending when the application stops
+ * do not run; they are logged at WARN and their futures are cancelled.
+ *
+ * @see DelayedExecutionExceptionHandler
+ * @see DelayedExecutionAspect
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayedExecution {
+
+	/**
+	 * The delay in {@link #timeUnit()}, zero or more. {@code -1} (the default) means "not set":
+	 * then {@link #delayString()} must be given.
+	 * @return the delay
+	 */
+	long delay() default -1;
+
+	/**
+	 * The delay as a string, resolved once at startup. Accepts a plain number in
+	 * {@link #timeUnit()} ({@code "1500"}), the simple form ({@code "500ms"}, {@code "10s"},
+	 * {@code "30m"}, {@code "2h"}, {@code "1d"}), ISO-8601 ({@code "PT30S"}),
+	 * {@code ${...}} placeholders ({@code "${orders.payment-timeout:30m}"}) and {@code #{...}} SpEL
+	 * expressions that give one of those.
+	 * @return the delay string, or empty to use {@link #delay()}
+	 */
+	String delayString() default "";
+
+	/**
+	 * The unit of {@link #delay()}, and of {@link #delayString()} when it is a plain number.
+	 * @return the time unit, milliseconds by default
+	 */
+	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
+
+	/**
+	 * The bean name of the {@link io.github.wheeltimer.Timer Timer} that holds the delayed calls.
+	 * Empty (the default) means the application's only or {@code @Primary} timer: the
+	 * auto-configured {@code wheelTimer}, unless the application defines its own.
+	 * @return the timer's bean name
+	 */
+	String timer() default "";
+
+}

@@ -1,0 +1,75 @@
+package io.github.wheeltimer.annotation;
+
+import java.lang.reflect.Method;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.Ordered;
+
+/**
+ * The advice behind {@link DelayedExecution}: instead of running the method, puts the call on the
+ * method's timer and returns at once ({@code null} for {@code void}, otherwise a future).
+ * <p>
+ * Ordered first ({@link Ordered#HIGHEST_PRECEDENCE}) so that all other advice on the method, such
+ * as transactions, runs when the delayed call runs, on the executor's thread.
+ */
+@Aspect
+public final class DelayedExecutionAspect implements Ordered {
+
+	private final DelayedMethodRegistry registry;
+
+	/**
+	 * Creates the aspect.
+	 * @param registry the resolved {@link DelayedExecution} methods
+	 */
+	public DelayedExecutionAspect(DelayedMethodRegistry registry) {
+		this.registry = registry;
+	}
+
+	/**
+	 * Schedules the intercepted call.
+	 * @param joinPoint the call
+	 * @return {@code null} for a {@code void} method, otherwise the future of the delayed result
+	 * @throws org.springframework.core.task.TaskRejectedException if the timer refuses the call
+	 */
+	@Around("@annotation(io.github.wheeltimer.annotation.DelayedExecution)")
+	public @Nullable Object schedule(ProceedingJoinPoint joinPoint) {
+		ProxyMethodInvocation invocation = currentInvocation();
+		Method method;
+		Object target;
+		if (invocation != null) {
+			method = invocation.getMethod();
+			target = invocation.getThis();
+		}
+		else {
+			method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+			target = joinPoint.getTarget();
+		}
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		return this.registry.lookup(method, targetClass).schedule(joinPoint, invocation);
+	}
+
+	private static @Nullable ProxyMethodInvocation currentInvocation() {
+		try {
+			MethodInvocation invocation = ExposeInvocationInterceptor.currentInvocation();
+			return (invocation instanceof ProxyMethodInvocation proxied) ? proxied : null;
+		}
+		catch (IllegalStateException notExposed) {
+			return null;
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.HIGHEST_PRECEDENCE;
+	}
+
+}

@@ -1,0 +1,82 @@
+package io.github.wheeltimer.annotation;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.TimerTask;
+
+/**
+ * What a stopped timer left unprocessed, counted by what each timeout would have run: the
+ * {@link DelayedExecution} method's description, or the task's class for plain
+ * {@link io.github.wheeltimer.Timer} tasks.
+ *
+ * @param total the number of unprocessed timeouts
+ * @param byTask the number per method or task class, largest first
+ */
+public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
+
+	/**
+	 * Creates a report.
+	 * @param total the number of unprocessed timeouts
+	 * @param byTask the number per method or task class
+	 */
+	public UnprocessedCalls {
+		byTask = Collections.unmodifiableMap(new LinkedHashMap<>(byTask));
+	}
+
+	/**
+	 * Counts the timeouts a stopped timer returned, and cancels the futures of the delayed calls
+	 * among them, so that no caller waits for a call that will never run.
+	 * @param unprocessed the timeouts returned by {@link io.github.wheeltimer.Timer#stop()}
+	 * @return the report
+	 */
+	public static UnprocessedCalls cancel(Collection<? extends Timeout> unprocessed) {
+		Map<String, Integer> counts = new HashMap<>();
+		for (Timeout timeout : unprocessed) {
+			TimerTask task = timeout.task();
+			String key;
+			if (task instanceof DelayedCall call) {
+				call.abandon();
+				key = call.method().description();
+			}
+			else {
+				key = task.getClass().getName();
+			}
+			counts.merge(key, 1, Integer::sum);
+		}
+		Map<String, Integer> largestFirst = counts.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Integer>comparingByValue()
+				.reversed()
+				.thenComparing(Map.Entry.comparingByKey()))
+			.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Integer::sum, LinkedHashMap::new));
+		return new UnprocessedCalls(unprocessed.size(), largestFirst);
+	}
+
+	/**
+	 * Returns whether nothing was left.
+	 * @return {@code true} if no timeout was unprocessed
+	 */
+	public boolean isEmpty() {
+		return this.total == 0;
+	}
+
+	/**
+	 * Returns the counts as one line, such as {@code OrderService.cancelIfUnpaid(String) x2,
+	 * ReminderService.remind(Order) x1}.
+	 * @return the counts
+	 */
+	@Override
+	public String toString() {
+		return this.byTask.entrySet()
+			.stream()
+			.map((entry) -> entry.getKey() + " x" + entry.getValue())
+			.collect(Collectors.joining(", "));
+	}
+
+}
