@@ -10,7 +10,6 @@ import io.github.wheeltimer.TimerTask;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.ProxyMethodInvocation;
 
 /**
  * One accepted call of a {@link DelayedExecution} method: the timer's task while it waits, then the
@@ -27,15 +26,11 @@ final class DelayedCall implements TimerTask, Runnable {
 
 	private final ProceedingJoinPoint joinPoint;
 
-	private final @Nullable ProxyMethodInvocation invocation;
-
 	private final @Nullable DelayedResult result;
 
-	DelayedCall(DelayedMethod method, ProceedingJoinPoint joinPoint, @Nullable ProxyMethodInvocation invocation,
-			@Nullable DelayedResult result) {
+	DelayedCall(DelayedMethod method, ProceedingJoinPoint joinPoint, @Nullable DelayedResult result) {
 		this.method = method;
 		this.joinPoint = joinPoint;
-		this.invocation = invocation;
 		this.result = result;
 	}
 
@@ -72,7 +67,8 @@ final class DelayedCall implements TimerTask, Runnable {
 			if (this.result != null && this.result.isDone()) {
 				return;
 			}
-			Object value = proceed();
+			// The rest of the advice chain (transactions, other aspects), then the method itself.
+			Object value = this.joinPoint.proceed();
 			if (this.result != null) {
 				complete(value);
 			}
@@ -83,13 +79,6 @@ final class DelayedCall implements TimerTask, Runnable {
 		finally {
 			this.method.finished();
 		}
-	}
-
-	private @Nullable Object proceed() throws Throwable {
-		if (this.invocation != null) {
-			return new ExposedInvocation(this.invocation, this.joinPoint).proceedExposed();
-		}
-		return this.joinPoint.proceed();
 	}
 
 	/** Completes the caller's future with what the method's own future gives. */

@@ -2,15 +2,12 @@ package io.github.wheeltimer.annotation;
 
 import java.lang.reflect.Method;
 
-import org.aopalliance.intercept.MethodInvocation;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.reflect.MethodSignature;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.ProxyMethodInvocation;
-import org.springframework.aop.interceptor.ExposeInvocationInterceptor;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.Ordered;
 
@@ -42,31 +39,19 @@ public final class DelayedExecutionAspect implements Ordered {
 	 */
 	@Around("@annotation(io.github.wheeltimer.annotation.DelayedExecution)")
 	public @Nullable Object schedule(ProceedingJoinPoint joinPoint) {
-		ProxyMethodInvocation invocation = currentInvocation();
-		Method method;
-		Object target;
-		if (invocation != null) {
-			method = invocation.getMethod();
-			target = invocation.getThis();
-		}
-		else {
-			method = ((MethodSignature) joinPoint.getSignature()).getMethod();
-			target = joinPoint.getTarget();
-		}
+		Method method = ((MethodSignature) joinPoint.getSignature()).getMethod();
+		Object target = joinPoint.getTarget();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		return this.registry.lookup(method, targetClass).schedule(joinPoint, invocation);
+		return this.registry.lookup(method, targetClass).schedule(joinPoint);
 	}
 
-	private static @Nullable ProxyMethodInvocation currentInvocation() {
-		try {
-			MethodInvocation invocation = ExposeInvocationInterceptor.currentInvocation();
-			return (invocation instanceof ProxyMethodInvocation proxied) ? proxied : null;
-		}
-		catch (IllegalStateException notExposed) {
-			return null;
-		}
-	}
-
+	/**
+	 * Returns {@link Ordered#HIGHEST_PRECEDENCE}: ahead of all other advice, and even ahead of
+	 * Spring's {@code ExposeInvocationInterceptor} ({@code HIGHEST_PRECEDENCE + 1}). So when the
+	 * delayed call proceeds on the executor's thread, the chain it resumes starts with that
+	 * interceptor, which exposes the invocation there for AspectJ advice such as {@code args(..)}
+	 * bindings.
+	 */
 	@Override
 	public int getOrder() {
 		return Ordered.HIGHEST_PRECEDENCE;

@@ -14,7 +14,6 @@ import io.github.wheeltimer.Timer;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.util.ClassUtils;
 
@@ -118,9 +117,9 @@ public final class DelayedMethod {
 	 * Puts a call on the timer. Runs on the caller's thread: two allocations of ours (the call, and
 	 * its future if the method returns one) plus the timer's timeout.
 	 */
-	@Nullable DelayedResult schedule(ProceedingJoinPoint joinPoint, @Nullable ProxyMethodInvocation invocation) {
+	@Nullable DelayedResult schedule(ProceedingJoinPoint joinPoint) {
 		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
-		DelayedCall call = new DelayedCall(this, joinPoint, invocation, result);
+		DelayedCall call = new DelayedCall(this, joinPoint, result);
 		Timeout timeout;
 		try {
 			timeout = this.timer.newTimeout(call, this.delayNanos, TimeUnit.NANOSECONDS);
