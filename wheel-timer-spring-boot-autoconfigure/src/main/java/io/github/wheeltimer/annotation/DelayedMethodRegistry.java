@@ -308,6 +308,11 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		if (value.isEmpty()) {
 			throw new InvalidDelayedExecutionException(method, "delayString " + shown + " is empty");
 		}
+		if (value.contains("${")) {
+			// A lenient resolver (no placeholder configurer in the context) leaves unknown keys as they are.
+			throw new InvalidDelayedExecutionException(method,
+					"delayString " + shown + " cannot be resolved: a placeholder names no property");
+		}
 		try {
 			return DurationFormatterUtils.detectAndParse(value,
 					DurationFormat.Unit.fromChronoUnit(unit.toChronoUnit()));
