@@ -61,7 +61,7 @@ import java.util.function.Supplier;
  * The worker thread starts with the first {@link #newTimeout} (or {@link #start()}). {@link #stop()}
  * refuses new timeouts at once, cancels every timeout that has not fired and returns them, and waits
  * for the worker to end; {@link #stopGracefully(Duration)} first keeps firing timeouts as they fall
- * due, for up to the given time. A stopped timer cannot be restarted. Each timer owns a thread:
+ * due, for up to the given time, ending sooner once nothing left falls due within it. A stopped timer cannot be restarted. Each timer owns a thread:
  * share one timer across your application rather than creating many (a warning is logged when more
  * than {@value #INSTANCE_COUNT_WARNING_THRESHOLD} run at once).
  *
@@ -487,8 +487,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/**
 	 * Stops the timer after draining: refuses new timeouts at once, keeps firing the pending ones as
-	 * they fall due until none is left or {@code drainTimeout} has passed, then cancels and returns
-	 * the rest. Waits for the worker thread to end (not for tasks already handed to a task
+	 * they fall due until {@code drainTimeout} has passed or none is left that falls due before
+	 * then, and cancels and returns the rest. Waits for the worker thread to end (not for tasks already handed to a task
 	 * executor); if the calling thread is interrupted meanwhile, it keeps waiting and its interrupt
 	 * flag is set again on return. Only the first call drains; later calls wait for it and return
 	 * an empty set.
@@ -741,9 +741,22 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					return;
 				}
 				if (!moreCancellations && !moreIncoming) {
+					if (HashedWheelTimer.this.state == SHUTDOWN && nothingFallsDueBeforeStopDeadline()) {
+						return;
+					}
 					sleep();
 				}
 			}
+		}
+
+		/** A drain waits for timeouts that can still fire in it, not for its whole length. */
+		private boolean nothingFallsDueBeforeStopDeadline() {
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			if (!timer.incoming.isEmpty()) {
+				return false;
+			}
+			long dueTick = timer.wheel.nextDueTick(this.processed);
+			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos > timer.stopDeadline;
 		}
 
 		private boolean isStopDue() {

@@ -152,6 +152,7 @@ class HashedWheelTimerStopTests {
 	@Test
 	void gracefulStopRefusesNewTimeoutsAtOnceAndFiresThoseThatFallDueDuringTheDrain() {
 		Timeout dueInDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		Timeout alsoDueInDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(3));
 		Timeout dueAfterDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(10));
 		this.ticker.awaitIdle();
 
@@ -161,16 +162,32 @@ class HashedWheelTimerStopTests {
 			.until(() -> this.timer.snapshot().state() == WheelSnapshot.State.SHUTDOWN);
 		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout(this.counting, Duration.ZERO));
 
-		this.ticker.advanceInSteps(Duration.ofMillis(4_900), Duration.ofMillis(100));
+		this.ticker.advanceInSteps(Duration.ofMillis(2_900), Duration.ofMillis(100));
 		assertThat(dueInDrain.isExpired()).isTrue();
-		assertThat(stopping).isNotDone();
-		this.ticker.advance(Duration.ofMillis(100));
+		assertThat(stopping).as("a timeout can still fall due in the drain").isNotDone();
+		this.ticker.advance(Duration.ofMillis(200));
 
 		Set<Timeout> unprocessed = stopping.orTimeout(10, TimeUnit.SECONDS).join();
+		assertThat(alsoDueInDrain.isExpired()).isTrue();
 		assertThat(unprocessed).containsExactly(dueAfterDrain);
 		assertThat(dueAfterDrain.isCancelled()).isTrue();
-		assertThat(this.runs).hasValue(1);
-		assertThat(this.timer.snapshot().counters()).isEqualTo(new WheelSnapshot.Counters(2, 1, 0, 0, 1, 0, 1));
+		assertThat(this.runs).hasValue(2);
+		assertThat(this.timer.snapshot().counters()).isEqualTo(new WheelSnapshot.Counters(3, 2, 0, 0, 1, 0, 1));
+	}
+
+	@Test
+	void gracefulStopEndsOnceNothingLeftFallsDueBeforeTheDrainDeadline() {
+		Timeout dueInDrain = this.timer.newTimeout(this.counting, Duration.ofSeconds(1));
+		Timeout dueInAnHour = this.timer.newTimeout(this.counting, Duration.ofHours(1));
+		this.ticker.awaitIdle();
+		CompletableFuture<Set<Timeout>> stopping = CompletableFuture
+			.supplyAsync(() -> this.timer.stopGracefully(Duration.ofMinutes(10)));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.timer.snapshot().state() == WheelSnapshot.State.SHUTDOWN);
+		this.ticker.advance(Duration.ofMillis(1_100));
+		assertThat(stopping.orTimeout(10, TimeUnit.SECONDS).join()).as("without waiting out the 10 minutes")
+			.containsExactly(dueInAnHour);
+		assertThat(dueInDrain.isExpired()).isTrue();
 	}
 
 	@Test

@@ -14,15 +14,9 @@ import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.annotation.UnprocessedCalls;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.event.ContextClosedEvent;
-import org.springframework.core.Ordered;
 import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
 
 /**
@@ -30,16 +24,17 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * new calls, keep firing due ones for the drain timeout, report what is left, then wait (bounded)
  * for delayed methods still running.
  * <p>
- * The stop runs on {@link ContextClosedEvent}, as the first listener, rather than in this
- * lifecycle's own stop phase: Spring's executors stop accepting tasks as soon as that event is
- * published, before any lifecycle phase, so a drain that began later would hand due calls to an
- * executor that refuses them. {@link #stop()} covers a context that is stopped without being
- * closed; a stopped timer cannot be restarted.
+ * Its {@link #PHASE} puts the stop after the web server's graceful shutdown, so requests still
+ * being served can schedule delayed calls, and before the executors' own lifecycle stop, so the
+ * calls that fall due during the drain still find them running. A stopped timer cannot be
+ * restarted: stopping the context ends the timers for good.
  */
-final class WheelTimerLifecycle implements SmartLifecycle, ApplicationListener<ContextClosedEvent>,
-		ApplicationContextAware, Ordered {
+final class WheelTimerLifecycle implements SmartLifecycle {
 
-	/** Stops before the executors (their phase) that run the delayed methods. */
+	/**
+	 * Stops after the web server ({@code SmartLifecycle.DEFAULT_PHASE - 1024} and lower) and
+	 * before the executors ({@link ExecutorConfigurationSupport#DEFAULT_PHASE}).
+	 */
 	static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE + 1024;
 
 	private static final Log logger = LogFactory.getLog(WheelTimerLifecycle.class);
@@ -56,19 +51,12 @@ final class WheelTimerLifecycle implements SmartLifecycle, ApplicationListener<C
 
 	private volatile boolean running;
 
-	private @Nullable ApplicationContext applicationContext;
-
 	WheelTimerLifecycle(ListableBeanFactory beanFactory, DelayedMethodRegistry registry, Duration drainTimeout,
 			Duration awaitTermination) {
 		this.beanFactory = beanFactory;
 		this.registry = registry;
 		this.drainTimeout = drainTimeout;
 		this.awaitTermination = awaitTermination;
-	}
-
-	@Override
-	public void setApplicationContext(ApplicationContext applicationContext) {
-		this.applicationContext = applicationContext;
 	}
 
 	@Override
@@ -81,13 +69,24 @@ final class WheelTimerLifecycle implements SmartLifecycle, ApplicationListener<C
 
 	@Override
 	public void stop() {
-		stopTimers();
-	}
-
-	@Override
-	public void onApplicationEvent(ContextClosedEvent event) {
-		if (event.getApplicationContext() == this.applicationContext) {
-			stopTimers();
+		if (!this.stopped.compareAndSet(false, true)) {
+			return;
+		}
+		this.running = false;
+		long drainDeadline = System.nanoTime() + nanos(this.drainTimeout);
+		// One drain budget for all timers: they keep firing in parallel while each is stopped in turn.
+		for (Map.Entry<String, HashedWheelTimer> entry : timers().entrySet()) {
+			Duration drain = Duration.ofNanos(Math.max(0, drainDeadline - System.nanoTime()));
+			report(entry.getKey(), entry.getValue().stopGracefully(drain));
+		}
+		List<DelayedMethod> stillRunning = this.registry.awaitInFlight(this.awaitTermination);
+		if (!stillRunning.isEmpty()) {
+			logger.warn("Delayed methods still running after waiting " + this.awaitTermination.toMillis()
+					+ "ms for them (wheel-timer.shutdown.await-termination): "
+					+ stillRunning.stream()
+						.map((method) -> method.description() + " x" + method.inFlight())
+						.collect(Collectors.joining(", "))
+					+ ". Their executor's own shutdown decides whether they finish.");
 		}
 	}
 
@@ -101,36 +100,12 @@ final class WheelTimerLifecycle implements SmartLifecycle, ApplicationListener<C
 		return PHASE;
 	}
 
-	@Override
-	public int getOrder() {
-		return Ordered.HIGHEST_PRECEDENCE;
-	}
-
-	private void stopTimers() {
-		if (!this.stopped.compareAndSet(false, true)) {
-			return;
-		}
-		this.running = false;
-		long drainDeadline = System.nanoTime() + nanos(this.drainTimeout);
-		// One drain budget for all timers: they keep firing in parallel while each is stopped in turn.
-		for (Map.Entry<String, HashedWheelTimer> entry : timers().entrySet()) {
-			Duration drain = Duration.ofNanos(Math.max(0, drainDeadline - System.nanoTime()));
-			report(entry.getKey(), entry.getValue().stopGracefully(drain));
-		}
-		List<DelayedMethod> stillRunning = this.registry.awaitInFlight(this.awaitTermination);
-		if (!stillRunning.isEmpty()) {
-			logger.warn("Delayed methods still running " + this.awaitTermination + " after the timers stopped: "
-					+ stillRunning.stream()
-						.map((method) -> method.description() + " x" + method.inFlight())
-						.collect(Collectors.joining(", ")));
-		}
-	}
-
 	private static void report(String timerName, Set<Timeout> unprocessed) {
 		UnprocessedCalls calls = UnprocessedCalls.cancel(unprocessed);
 		if (!calls.isEmpty()) {
 			logger.warn("Timer '" + timerName + "' stopped with " + calls.total()
-					+ " delayed calls that never ran (their futures are cancelled): " + calls);
+					+ ((calls.total() == 1) ? " delayed call" : " delayed calls")
+					+ " that never ran (their futures are cancelled): " + calls);
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Timer '" + timerName + "' stopped with no delayed calls left");
