@@ -61,9 +61,10 @@ import java.util.function.Supplier;
  * The worker thread starts with the first {@link #newTimeout} (or {@link #start()}). {@link #stop()}
  * refuses new timeouts at once, cancels every timeout that has not fired and returns them, and waits
  * for the worker to end; {@link #stopGracefully(Duration)} first keeps firing timeouts as they fall
- * due, for up to the given time, ending sooner once nothing left falls due within it. A stopped timer cannot be restarted. Each timer owns a thread:
- * share one timer across your application rather than creating many (a warning is logged when more
- * than {@value #INSTANCE_COUNT_WARNING_THRESHOLD} run at once).
+ * due, for up to the given time, ending sooner once nothing left falls due within it. A stopped
+ * timer cannot be restarted. Each timer owns a thread: share one timer across your application
+ * rather than creating many (a warning is logged when more than
+ * {@value #INSTANCE_COUNT_WARNING_THRESHOLD} run at once).
  *
  * <h2>Watching it</h2>
  * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, bucket
@@ -488,10 +489,10 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	/**
 	 * Stops the timer after draining: refuses new timeouts at once, keeps firing the pending ones as
 	 * they fall due until {@code drainTimeout} has passed or none is left that falls due before
-	 * then, and cancels and returns the rest. Waits for the worker thread to end (not for tasks already handed to a task
-	 * executor); if the calling thread is interrupted meanwhile, it keeps waiting and its interrupt
-	 * flag is set again on return. Only the first call drains; later calls wait for it and return
-	 * an empty set.
+	 * then, and cancels and returns the rest. Waits for the worker thread to end (not for tasks
+	 * already handed to a task executor); if the calling thread is interrupted meanwhile, it keeps
+	 * waiting and its interrupt flag is set again on return. Only the first call drains; later calls
+	 * wait for it and return an empty set.
 	 * @param drainTimeout how long to keep firing due timeouts; zero is {@link #stop()}
 	 * @return the timeouts that never ran, each now cancelled
 	 * @throws IllegalStateException if called from a task of this timer

@@ -155,7 +155,7 @@ public final class DelayedMethod {
 					.collect(Collectors.joining(", ", "(", ")"));
 	}
 
-	static long saturatedNanos(Duration delay) {
+	private static long saturatedNanos(Duration delay) {
 		try {
 			return delay.toNanos();
 		}

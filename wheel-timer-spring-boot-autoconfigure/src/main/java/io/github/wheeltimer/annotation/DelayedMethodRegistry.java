@@ -45,6 +45,7 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Finds every {@link DelayedExecution} method of the application's beans at startup, resolves each
@@ -62,9 +63,9 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	private static final Set<Class<?>> SUPPORTED_RETURN_TYPES = Set.of(void.class, CompletableFuture.class,
 			CompletionStage.class, Future.class);
 
-	private static final long IN_FLIGHT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+	private static final Duration IN_FLIGHT_POLL = Duration.ofMillis(10);
 
-	private final Supplier<? extends Executor> executorSupplier;
+	private final SingletonSupplier<Executor> executor;
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -76,20 +77,13 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	/** The call path's cache: the method a proxy sees, and the target class, to the resolved method. */
 	private final ConcurrentMap<MethodClassKey, DelayedMethod> methodsByCall = new ConcurrentHashMap<>();
 
-	// Resolved once; a race resolves the same beans twice, which is harmless.
-	private volatile @Nullable Executor executor;
-
-	private volatile boolean exceptionHandlerResolved;
-
-	private volatile @Nullable DelayedExecutionExceptionHandler exceptionHandler;
-
 	/**
 	 * Creates a registry.
 	 * @param executor supplies the executor that runs delayed methods; asked once, when the first
 	 * {@link DelayedExecution} method is found, and failing startup if it throws
 	 */
 	public DelayedMethodRegistry(Supplier<? extends Executor> executor) {
-		this.executorSupplier = executor;
+		this.executor = SingletonSupplier.of(executor::get);
 	}
 
 	@Override
@@ -116,8 +110,9 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 				continue;
 			}
 			Class<?> type = AutoProxyUtils.determineTargetClass(beanFactory, beanName);
-			if (type != null && inspected.add(ClassUtils.getUserClass(type))) {
-				registerMethodsOf(ClassUtils.getUserClass(type));
+			Class<?> userType = (type != null) ? ClassUtils.getUserClass(type) : null;
+			if (userType != null && inspected.add(userType)) {
+				registerMethodsOf(userType);
 			}
 		}
 		if (!this.methods.isEmpty()) {
@@ -143,15 +138,15 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	 * @return the methods still in flight when the wait ended, empty if none
 	 */
 	public List<DelayedMethod> awaitInFlight(Duration timeout) {
-		long deadline = System.nanoTime() + DelayedMethod.saturatedNanos(timeout);
+		long start = System.nanoTime();
 		List<DelayedMethod> inFlight = inFlight();
 		while (!inFlight.isEmpty()) {
-			long remaining = deadline - System.nanoTime();
-			if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
+			Duration remaining = timeout.minusNanos(System.nanoTime() - start);
+			if (remaining.isNegative() || remaining.isZero() || Thread.currentThread().isInterrupted()) {
 				break;
 			}
 			// Only at shutdown: a short poll keeps the per-call path free of any wake-up signalling.
-			LockSupport.parkNanos(Math.min(remaining, IN_FLIGHT_POLL_NANOS));
+			LockSupport.parkNanos(((remaining.compareTo(IN_FLIGHT_POLL) < 0) ? remaining : IN_FLIGHT_POLL).toNanos());
 			inFlight = inFlight();
 		}
 		return inFlight;
@@ -173,12 +168,7 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	}
 
 	Executor executor() {
-		Executor executor = this.executor;
-		if (executor == null) {
-			executor = this.executorSupplier.get();
-			this.executor = executor;
-		}
-		return executor;
+		return this.executor.obtain();
 	}
 
 	void handleFailure(Throwable ex, DelayedMethod method, @Nullable Object[] arguments) {
@@ -196,13 +186,9 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		logger.error("Delayed call to " + method.description() + " failed", ex);
 	}
 
+	/** Looked up when needed: failures are rare, and the bean factory caches lookups by type. */
 	private @Nullable DelayedExecutionExceptionHandler exceptionHandler() {
-		if (!this.exceptionHandlerResolved) {
-			this.exceptionHandler = beanFactory().getBeanProvider(DelayedExecutionExceptionHandler.class)
-				.getIfAvailable();
-			this.exceptionHandlerResolved = true;
-		}
-		return this.exceptionHandler;
+		return beanFactory().getBeanProvider(DelayedExecutionExceptionHandler.class).getIfAvailable();
 	}
 
 	private void registerMethodsOf(Class<?> type) {

@@ -73,10 +73,11 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 			return;
 		}
 		this.running = false;
-		long drainDeadline = System.nanoTime() + nanos(this.drainTimeout);
+		long drainStart = System.nanoTime();
 		// One drain budget for all timers: they keep firing in parallel while each is stopped in turn.
 		for (Map.Entry<String, HashedWheelTimer> entry : timers().entrySet()) {
-			Duration drain = Duration.ofNanos(Math.max(0, drainDeadline - System.nanoTime()));
+			Duration drainLeft = this.drainTimeout.minusNanos(System.nanoTime() - drainStart);
+			Duration drain = drainLeft.isNegative() ? Duration.ZERO : drainLeft;
 			report(entry.getKey(), entry.getValue().stopGracefully(drain));
 		}
 		List<DelayedMethod> stillRunning = this.registry.awaitInFlight(this.awaitTermination);
@@ -114,15 +115,6 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 
 	private Map<String, HashedWheelTimer> timers() {
 		return this.beanFactory.getBeansOfType(HashedWheelTimer.class, false, false);
-	}
-
-	private static long nanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException tooLong) {
-			return Long.MAX_VALUE / 2;
-		}
 	}
 
 }
