@@ -6,8 +6,10 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -104,14 +106,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	/*
 	 * Threads and state
 	 * -----------------
-	 * Any thread: newTimeout, cancel, snapshot, stop. They touch only
+	 * Any thread: newTimeout, cancel, snapshot, nextTimeouts, stop. They touch only
 	 *   - state, stopDeadline: CAS-ed volatiles (the lifecycle),
 	 *   - incoming (new timeouts) and cancellations (cancelled ones): lock-free MPSC queues,
+	 *   - queries: a Treiber stack of questions only the worker can answer, because answering
+	 *     walks the buckets' links (the push's CAS publishes the query's fields),
 	 *   - the LongAdder counters, and workerArmed (see below).
 	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker
 	 * (if starting the worker fails, the starting thread inherits the queues, as no worker ran).
-	 * It publishes tick, fired, unprocessed and the lags with opaque stores; readers use opaque
-	 * loads: each is a single-writer value, so readers need freshness, not ordering.
+	 * It publishes tick, fired, unprocessed, lateness and the maximum lag with opaque stores;
+	 * readers use opaque loads: each is a single-writer value, so readers need freshness, not
+	 * ordering. The current lag is derived by the reader from tick and the wheel's opaque bounds.
 	 *
 	 * Counters: scheduled is counted by the scheduling thread before it enqueues, cancelled is the
 	 * cancellation queue's own index, fired and unprocessed by the worker, expired and failed by
@@ -122,7 +127,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * -------------------------------------
 	 * The worker sleeps until the next tick that has a due timeout, or for ever when the wheel is
 	 * empty. Before a sleep that ends later than the next tick boundary it sets workerArmed = 1
-	 * and then checks both queues once more; a thread that enqueues checks workerArmed after its
+	 * and then checks both queues and the query stack once more; a thread that enqueues checks workerArmed after its
 	 * enqueue, and whoever flips it 1 -> 0 unparks the worker. Both sides write then read
 	 * volatiles (Dekker), so either the worker sees the new element or the enqueuer sees the flag:
 	 * nothing waits longer than one tick to reach the wheel. A sleep that ends at the next
@@ -169,9 +174,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private static final VarHandle UNPROCESSED;
 
-	private static final VarHandle TICK_LAG;
-
 	private static final VarHandle MAX_TICK_LAG;
+
+	private static final VarHandle LATENESS;
+
+	private static final VarHandle QUERIES;
 
 	static {
 		try {
@@ -182,8 +189,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			TICK = lookup.findVarHandle(HashedWheelTimer.class, "tick", long.class);
 			FIRED = lookup.findVarHandle(HashedWheelTimer.class, "fired", long.class);
 			UNPROCESSED = lookup.findVarHandle(HashedWheelTimer.class, "unprocessed", long.class);
-			TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "tickLag", long.class);
 			MAX_TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "maxTickLag", long.class);
+			LATENESS = lookup.findVarHandle(HashedWheelTimer.class, "lateness", long.class);
+			QUERIES = lookup.findVarHandle(HashedWheelTimer.class, "queries", SoonestQuery.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -229,6 +237,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private volatile int workerArmed;
 
+	/** Questions for the worker about the wheel's content: a Treiber stack, emptied by the worker. */
+	private volatile SoonestQuery queries;
+
 	// Counters.
 
 	private final LongAdder scheduled = new LongAdder();
@@ -250,9 +261,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private long unprocessed;
 
-	private long tickLag;
-
 	private long maxTickLag;
+
+	private long lateness;
 
 	private final Wheel wheel;
 
@@ -377,6 +388,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			this.state = SHUTDOWN;
 			cancelAndReportUnprocessed();
 			this.terminated.countDown();
+			answerQueriesAfterTermination();
 			throw ex;
 		}
 		if (runningInstances.incrementAndGet() > INSTANCE_COUNT_WARNING_THRESHOLD
@@ -515,6 +527,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			int previous = (int) STATE.getAndSet(this, SHUTDOWN);
 			if (previous == INIT) {
 				this.terminated.countDown();
+				answerQueriesAfterTermination();
 			}
 			else {
 				this.ticker.unpark(this.workerThread);
@@ -578,28 +591,102 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/**
 	 * Reads everything the timer reports at this moment; see {@link WheelSnapshot}. Never blocks the
-	 * worker; costs one pass over the buckets.
+	 * worker; costs one pass over the occupied buckets.
 	 * @return an immutable snapshot
 	 */
 	public WheelSnapshot snapshot() {
 		int state = this.state;
+		WheelSnapshot.Counters counters = counters();
+		long pending = counters.scheduled() - counters.fired() - counters.cancelled() - counters.unprocessed();
+		long currentTick = currentTick(state);
+		Thread thread = this.workerThread;
+		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.ticksPerWheel(),
+				currentTick, Math.max(0, pending), this.maxPendingTimeouts, counters, tickLag(),
+				Duration.ofNanos((long) MAX_TICK_LAG.getOpaque(this)), this.wheel.occupancy(currentTick),
+				new WheelSnapshot.Worker((thread != null) ? thread.getName() : null, thread != null && thread.isAlive(),
+						this.workerFailure));
+	}
+
+	/**
+	 * Reads only the counters: what {@link #snapshot()} reports as
+	 * {@link WheelSnapshot#counters()}, without the pass over the buckets. Cheap enough for
+	 * metrics that poll each counter separately.
+	 * @return the counters at this moment
+	 */
+	public WheelSnapshot.Counters counters() {
 		long expired = this.expired.sum();
 		long failed = this.failed.sum();
+		long lateness = (long) LATENESS.getOpaque(this);
 		long fired = (long) FIRED.getOpaque(this);
 		long unprocessed = (long) UNPROCESSED.getOpaque(this);
 		long cancelled = this.cancellations.offeredCount();
 		long rejected = this.rejected.sum();
 		long scheduled = this.scheduled.sum();
-		long pending = pending(scheduled, fired, unprocessed, cancelled);
 		long running = Math.max(0, fired - expired - failed);
-		long currentTick = currentTick(state);
-		Thread thread = this.workerThread;
-		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.ticksPerWheel(),
-				currentTick, pending, this.maxPendingTimeouts,
-				new WheelSnapshot.Counters(scheduled, expired, failed, cancelled, rejected, running, unprocessed),
-				Duration.ofNanos((long) TICK_LAG.getOpaque(this)), Duration.ofNanos((long) MAX_TICK_LAG.getOpaque(this)),
-				this.wheel.occupancy(currentTick), new WheelSnapshot.Worker((thread != null) ? thread.getName() : null,
-						thread != null && thread.isAlive(), this.workerFailure));
+		return new WheelSnapshot.Counters(scheduled, expired, failed, cancelled, rejected, running, unprocessed,
+				Duration.ofNanos(lateness));
+	}
+
+	/**
+	 * Returns how far behind the worker is now: how long ago the earliest tick that holds a due
+	 * timeout ended, if the worker has not processed it yet; zero while it keeps up. A worker that
+	 * is blocked (by a task running on it, say) shows a lag that keeps growing. Costs a look at the
+	 * occupancy bits up to the next occupied bucket.
+	 * @return the lag, zero or positive
+	 */
+	public Duration tickLag() {
+		long processed = (long) TICK.getOpaque(this);
+		long dueTick = this.wheel.findNextDueTick(processed);
+		if (dueTick >= Long.MAX_VALUE / this.tickNanos) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(Math.max(0, elapsedNanos() - (dueTick + 1) * this.tickNanos));
+	}
+
+	/**
+	 * Returns the pending timeouts that fall due first, soonest first: at most {@code limit} of
+	 * them. Only the worker thread may walk the buckets, so it answers, between two ticks: the
+	 * future completes within about one tick, or later while a task runs on the worker thread, so
+	 * wait for it with a time limit. It costs the worker a walk of the buckets due soonest (buckets
+	 * whose earliest deadline comes after a full answer are skipped), and nothing while no one
+	 * asks. The answer is empty once the timer has stopped or before its worker started. Timeouts
+	 * still on their way to the wheel (scheduled within the last tick, on a busy wheel) may be
+	 * missing from it, and a timeout in it may have fired or been cancelled since.
+	 * @param limit the most timeouts to return, zero or more
+	 * @return the timeouts' future
+	 * @throws IllegalArgumentException if {@code limit} is negative
+	 */
+	public CompletableFuture<List<Timeout>> nextTimeouts(int limit) {
+		if (limit < 0) {
+			throw new IllegalArgumentException("limit must be zero or more, was " + limit);
+		}
+		SoonestQuery query = new SoonestQuery(limit);
+		if (this.state == INIT || limit == 0) {
+			query.answer.complete(List.of());
+			return query.answer;
+		}
+		SoonestQuery head;
+		do {
+			head = this.queries;
+			query.next = head;
+		}
+		while (!QUERIES.compareAndSet(this, head, query));
+		// Dekker with the worker's end: it counts down the latch, then empties the stack. If it
+		// has ended, it may not have seen this query, so the asker answers (the wheel is empty).
+		if (this.terminated.getCount() == 0) {
+			answerQueriesAfterTermination();
+		}
+		else {
+			signalWorker();
+		}
+		return query.answer;
+	}
+
+	/** Completes every waiting query with an empty answer: no worker will walk the wheel again. */
+	private void answerQueriesAfterTermination() {
+		for (SoonestQuery query = (SoonestQuery) QUERIES.getAndSet(this, null); query != null; query = query.next) {
+			query.answer.complete(List.of());
+		}
 	}
 
 	/**
@@ -703,6 +790,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
 
+		/** When the timeouts being fired were taken up: each one's lateness counts to here. */
+		private long firingAt;
+
 		@Override
 		public void run() {
 			Throwable failure = null;
@@ -721,6 +811,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				finally {
 					runningInstances.decrementAndGet();
 					HashedWheelTimer.this.terminated.countDown();
+					answerQueriesAfterTermination();
 				}
 			}
 		}
@@ -732,6 +823,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					return;
 				}
 				boolean moreIncoming = transferIncoming();
+				if (HashedWheelTimer.this.queries != null) {
+					answerQueries();
+				}
 				long currentTick = elapsedNanos() / HashedWheelTimer.this.tickNanos;
 				if (currentTick > this.processed && !expireUpTo(currentTick)) {
 					return;
@@ -760,6 +854,19 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos > timer.stopDeadline;
 		}
 
+		private void answerQueries() {
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			for (SoonestQuery query = (SoonestQuery) QUERIES.getAndSet(timer, null); query != null; query = query.next) {
+				try {
+					query.answer.complete(timer.wheel.soonest(this.processed, query.limit));
+				}
+				catch (RuntimeException | Error ex) {
+					// Out of memory for a huge limit, say: the asker hears of it, the worker goes on.
+					query.answer.completeExceptionally(ex);
+				}
+			}
+		}
+
 		private boolean isStopDue() {
 			return HashedWheelTimer.this.state == SHUTDOWN && elapsedNanos() >= HashedWheelTimer.this.stopDeadline;
 		}
@@ -782,6 +889,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		/** @return whether more new timeouts wait than one batch took */
 		private boolean transferIncoming() {
 			IntrusiveMpscQueue queue = HashedWheelTimer.this.incoming;
+			boolean clockRead = false;
 			for (int i = 0; i < TRANSFER_BATCH; i++) {
 				HashedWheelTimeout timeout = (HashedWheelTimeout) queue.pollOrWait();
 				if (timeout == null) {
@@ -792,6 +900,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					continue;
 				}
 				if (HashedWheelTimer.this.wheel.tickOf(timeout.deadline) < this.processed) {
+					// Overdue on arrival (a delay of zero, or a busy worker): one clock read per batch.
+					if (!clockRead) {
+						this.firingAt = elapsedNanos();
+						clockRead = true;
+					}
 					fire(timeout);
 				}
 				else {
@@ -811,10 +924,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			long from = Math.max(this.processed, currentTick - wheel.ticksPerWheel());
 			for (long tick = from; tick < currentTick; tick++) {
 				long startedAt = elapsedNanos();
+				this.firingAt = startedAt;
 				// Lag only where something was due: a bucket of later-round timeouts the worker
 				// slept through on purpose is not late.
 				if (wheel.expire(tick, this.fireDue) > 0) {
-					recordLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
+					recordMaxLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
 					if (isStopDue()) {
 						publishProcessed(tick + 1);
 						return false;
@@ -830,18 +944,20 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			TICK.setOpaque(HashedWheelTimer.this, tick);
 		}
 
-		private void recordLag(long lag) {
-			TICK_LAG.setOpaque(HashedWheelTimer.this, lag);
+		private void recordMaxLag(long lag) {
 			if (lag > HashedWheelTimer.this.maxTickLag) {
 				MAX_TICK_LAG.setOpaque(HashedWheelTimer.this, lag);
 			}
 		}
 
+		/** Hands a due timeout to run; {@code firingAt} must be set. */
 		private void fire(HashedWheelTimeout timeout) {
 			if (!timeout.expire()) {
 				return;
 			}
-			FIRED.setOpaque(HashedWheelTimer.this, HashedWheelTimer.this.fired + 1);
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			FIRED.setOpaque(timer, timer.fired + 1);
+			LATENESS.setOpaque(timer, timer.lateness + Math.max(0, this.firingAt - timeout.deadline));
 			releasePending(1);
 			Executor executor = HashedWheelTimer.this.taskExecutor;
 			if (executor == null) {
@@ -877,7 +993,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 			if (armed) {
 				timer.workerArmed = 1;
-				if (!timer.incoming.isEmpty() || !timer.cancellations.isEmpty()) {
+				if (!timer.incoming.isEmpty() || !timer.cancellations.isEmpty() || timer.queries != null) {
 					timer.workerArmed = 0;
 					return;
 				}
@@ -932,6 +1048,22 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		if (timeout.cancelWithoutNotice()) {
 			unprocessed.add(timeout);
 		}
+	}
+
+	/** A question for the worker: which pending timeouts fall due first. */
+	private static final class SoonestQuery {
+
+		final int limit;
+
+		final CompletableFuture<List<Timeout>> answer = new CompletableFuture<>();
+
+		/** The next query down the stack; written before the push publishes this one. */
+		SoonestQuery next;
+
+		SoonestQuery(int limit) {
+			this.limit = limit;
+		}
+
 	}
 
 	/**

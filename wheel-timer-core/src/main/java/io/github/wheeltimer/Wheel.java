@@ -3,7 +3,9 @@ package io.github.wheeltimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
 /**
@@ -161,37 +163,89 @@ final class Wheel {
 	/**
 	 * Returns the earliest tick at or after {@code fromTick} that has a timeout due, or
 	 * {@link Long#MAX_VALUE} when the wheel is empty. May answer early (see the class comment),
-	 * never late. Costs one look at each bucket up to the answer.
+	 * never late. Costs one look at each occupied bucket up to the answer. Worker only.
 	 */
 	long nextDueTick(long fromTick) {
-		if (this.size == 0) {
-			return Long.MAX_VALUE;
-		}
+		return (this.size == 0) ? Long.MAX_VALUE : findNextDueTick(fromTick);
+	}
+
+	/**
+	 * {@link #nextDueTick} from any thread: opaque loads only, so a reader sees bounds the worker
+	 * wrote, perhaps a moment apart. Costs one look at each occupancy word up to the answer.
+	 */
+	long findNextDueTick(long fromTick) {
 		long best = Long.MAX_VALUE;
 		int hand = (int) (fromTick & this.mask);
-		// Occupied buckets in the order the hand reaches them: from the hand to the end, then from 0.
-		boolean wrapped = false;
-		int bucket = nextOccupied(hand);
-		while (true) {
-			if (bucket < 0 && !wrapped) {
-				wrapped = true;
-				bucket = nextOccupied(0);
-			}
-			if (bucket < 0 || (wrapped && bucket >= hand)) {
-				break;
-			}
+		for (int bucket = firstOccupiedFrom(hand); bucket >= 0; bucket = nextOccupiedFrom(bucket, hand)) {
 			long tick = fromTick + ((bucket - hand) & this.mask);
 			if (tick >= best) {
 				break;
 			}
-			long due = Math.max(tickOf(this.earliest[bucket]), tick);
+			long due = Math.max(tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, bucket)), tick);
 			if (due == tick) {
 				return tick;
 			}
 			best = Math.min(best, due);
-			bucket = nextOccupied(bucket + 1);
 		}
 		return best;
+	}
+
+	/**
+	 * Returns up to {@code limit} pending timeouts that fall due first, soonest first. Worker only:
+	 * it walks the buckets' links. Buckets are visited in the order the hand reaches them, and a
+	 * bucket whose earliest deadline is later than the latest of a full result is skipped, so the
+	 * walk usually ends after the first few occupied buckets; its worst case is every pending
+	 * timeout, each costing a heap comparison.
+	 */
+	List<Timeout> soonest(long fromTick, int limit) {
+		if (this.size == 0 || limit == 0) {
+			return List.of();
+		}
+		Comparator<HashedWheelTimeout> byDeadline = Comparator.comparingLong((timeout) -> timeout.deadline);
+		PriorityQueue<HashedWheelTimeout> latestFirst = new PriorityQueue<>(Math.min(limit, 1024), byDeadline.reversed());
+		int hand = (int) (fromTick & this.mask);
+		for (int bucket = firstOccupiedFrom(hand); bucket >= 0; bucket = nextOccupiedFrom(bucket, hand)) {
+			if (latestFirst.size() == limit && this.earliest[bucket] >= latestFirst.peek().deadline) {
+				continue;
+			}
+			WheelNode sentinel = this.sentinels[bucket];
+			for (WheelNode node = sentinel.next; node != sentinel; node = node.next) {
+				HashedWheelTimeout timeout = (HashedWheelTimeout) node;
+				if (!timeout.isPending()) {
+					continue;
+				}
+				if (latestFirst.size() < limit) {
+					latestFirst.add(timeout);
+				}
+				else if (timeout.deadline < latestFirst.peek().deadline) {
+					latestFirst.poll();
+					latestFirst.add(timeout);
+				}
+			}
+		}
+		List<Timeout> soonestFirst = new ArrayList<>(latestFirst);
+		soonestFirst.sort(Comparator.comparingLong((timeout) -> ((HashedWheelTimeout) timeout).deadline));
+		return soonestFirst;
+	}
+
+	/** The first occupied bucket in the order the hand reaches them from {@code hand}, or -1. */
+	private int firstOccupiedFrom(int hand) {
+		int bucket = nextOccupied(hand);
+		return (bucket >= 0) ? bucket : nextOccupiedBefore(0, hand);
+	}
+
+	/** The occupied bucket the hand reaches after {@code bucket}, not passing {@code hand} again; or -1. */
+	private int nextOccupiedFrom(int bucket, int hand) {
+		if (bucket >= hand) {
+			int next = nextOccupied(bucket + 1);
+			return (next >= 0) ? next : nextOccupiedBefore(0, hand);
+		}
+		return nextOccupiedBefore(bucket + 1, hand);
+	}
+
+	private int nextOccupiedBefore(int from, int end) {
+		int bucket = nextOccupied(from);
+		return (bucket < end) ? bucket : -1;
 	}
 
 	/**

@@ -21,8 +21,10 @@ import java.util.Objects;
  * @param pendingTimeouts timeouts accepted that have neither run nor been cancelled
  * @param maxPendingTimeouts the limit on pending timeouts; 0 when unlimited
  * @param counters what happened to the timeouts so far
- * @param tickLag how late the worker processed the last tick that had timeouts in it
- * @param maxTickLag the largest tick lag so far
+ * @param tickLag how far behind the worker is now: how long ago the earliest tick that holds a due
+ * timeout ended, if the worker has not processed it yet; zero while it keeps up
+ * @param maxTickLag the largest lag so far: how late the worker, at worst, began to process a tick
+ * that had timeouts due
  * @param buckets the buckets that hold timeouts, in bucket order
  * @param worker the worker thread
  */
@@ -76,9 +78,25 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 	 * @param rejected calls refused because the timer was stopped or full (never counted as scheduled)
 	 * @param running timeouts whose task was handed to run and has not finished
 	 * @param unprocessed timeouts still pending when the timer stopped, cancelled and returned by the stop
+	 * @param lateness how late the timeouts that fired ({@code expired + failed + running}) were
+	 * handed to run, each relative to its deadline, added up: divided by their number, the mean
+	 * lateness, which is about half a tick on a timer that keeps up
 	 */
 	public record Counters(long scheduled, long expired, long failed, long cancelled, long rejected, long running,
-			long unprocessed) {
+			long unprocessed, Duration lateness) {
+
+		public Counters {
+			Objects.requireNonNull(lateness, "lateness must not be null");
+		}
+
+		/**
+		 * Returns how many timeouts fired: their deadline passed and they were handed to run.
+		 * @return {@code expired + failed + running}
+		 */
+		public long fired() {
+			return this.expired + this.failed + this.running;
+		}
+
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -46,7 +47,7 @@ class WheelSnapshotTests {
 		assertThat(snapshot.tick()).isOne();
 		assertThat(snapshot.hand()).isOne();
 		assertThat(snapshot.pendingTimeouts()).isOne();
-		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0));
+		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0, Duration.ofMillis(50)));
 		assertThat(snapshot.buckets()).containsExactly(new WheelSnapshot.Bucket(14, 1, 1, 1));
 		assertThat(snapshot.worker()).isEqualTo(new WheelSnapshot.Worker("snapshot-test-worker", true, null));
 	}
@@ -61,20 +62,47 @@ class WheelSnapshotTests {
 	}
 
 	@Test
-	void tickLagShowsHowLateTheWorkerProcessedATickThatHadTimeouts() {
-		// A slow task on the worker thread (500ms of clock) makes the next due tick late.
-		this.timer.newTimeout((t) -> this.ticker.advance(Duration.ofMillis(500)), Duration.ofMillis(150));
+	void tickLagGrowsWhileTheWorkerIsBlockedAndTheWorstLagIsKept() throws Exception {
+		CountDownLatch blocking = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		// A task that blocks the worker thread in tick 1; another timeout is due in tick 2.
+		this.timer.newTimeout((t) -> {
+			blocking.countDown();
+			Latches.awaitQuietly(release);
+		}, Duration.ofMillis(150));
 		this.timer.newTimeout((t) -> { }, Duration.ofMillis(250));
-		this.ticker.advance(Duration.ofMillis(200));
+		this.ticker.awaitIdle();
+		try {
+			this.ticker.advance(Duration.ofMillis(200));
+			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.timer.tickLag()).as("tick 2 has not ended").isZero();
+
+			this.ticker.advance(Duration.ofMillis(400));
+			assertThat(this.timer.tickLag()).as("tick 2 ended 300ms ago").isEqualTo(Duration.ofMillis(300));
+			this.ticker.advance(Duration.ofMillis(100));
+			assertThat(this.timer.snapshot().tickLag()).isEqualTo(Duration.ofMillis(400));
+		}
+		finally {
+			release.countDown();
+		}
 		this.ticker.awaitIdle();
 		WheelSnapshot snapshot = this.timer.snapshot();
-		assertThat(snapshot.tickLag()).isEqualTo(Duration.ofMillis(400));
-		assertThat(snapshot.maxTickLag()).isEqualTo(Duration.ofMillis(400));
-		this.timer.newTimeout((t) -> { }, Duration.ofMillis(150));
-		this.ticker.advanceInSteps(Duration.ofMillis(300), TICK);
-		snapshot = this.timer.snapshot();
+		assertThat(snapshot.counters().expired()).isEqualTo(2);
 		assertThat(snapshot.tickLag()).isZero();
 		assertThat(snapshot.maxTickLag()).isEqualTo(Duration.ofMillis(400));
+	}
+
+	@Test
+	void latenessAddsUpHowLongAfterItsDeadlineEachTimeoutWasHandedToRun() {
+		// Deadlines at 10, 50 and 90 ms of tick 0, all fired when it ends at 100 ms.
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(10));
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(50));
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(90));
+		this.ticker.advanceInSteps(Duration.ofMillis(300), TICK);
+		assertThat(this.timer.counters().lateness()).isEqualTo(Duration.ofMillis(90 + 50 + 10));
+
+		assertThat(this.timer.counters().fired()).isEqualTo(3);
+		assertThat(this.timer.counters()).isEqualTo(this.timer.snapshot().counters());
 	}
 
 	@Test
