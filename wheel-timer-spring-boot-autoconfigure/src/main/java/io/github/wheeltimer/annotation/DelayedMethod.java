@@ -58,6 +58,28 @@ public final class DelayedMethod {
 	}
 
 	/**
+	 * Returns the {@link DelayedExecution} method whose call a timeout holds, such as one listed
+	 * by {@link io.github.wheeltimer.HashedWheelTimer#nextTimeouts(int)} or returned by a stop.
+	 * @param timeout a timeout of any timer
+	 * @return the method, or {@code null} if the timeout runs a plain
+	 * {@link io.github.wheeltimer.TimerTask}
+	 */
+	public static @Nullable DelayedMethod of(Timeout timeout) {
+		return (timeout.task() instanceof DelayedCall call) ? call.method() : null;
+	}
+
+	/**
+	 * Describes what a timeout runs: the {@link #description()} of its delayed method, or the
+	 * class name of a plain {@link io.github.wheeltimer.TimerTask}.
+	 * @param timeout a timeout of any timer
+	 * @return the description
+	 */
+	public static String describe(Timeout timeout) {
+		DelayedMethod method = of(timeout);
+		return (method != null) ? method.description() : timeout.task().getClass().getName();
+	}
+
+	/**
 	 * Returns the annotated method.
 	 * @return the method
 	 */

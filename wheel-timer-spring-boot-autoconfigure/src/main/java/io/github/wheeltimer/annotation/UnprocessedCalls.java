@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.github.wheeltimer.Timeout;
-import io.github.wheeltimer.TimerTask;
 
 /**
  * What a stopped timer left unprocessed, counted by what each timeout would have run: the
@@ -38,16 +37,10 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 	public static UnprocessedCalls cancel(Collection<? extends Timeout> unprocessed) {
 		Map<String, Integer> counts = new HashMap<>();
 		for (Timeout timeout : unprocessed) {
-			TimerTask task = timeout.task();
-			String key;
-			if (task instanceof DelayedCall call) {
+			if (timeout.task() instanceof DelayedCall call) {
 				call.abandon();
-				key = call.method().description();
 			}
-			else {
-				key = task.getClass().getName();
-			}
-			counts.merge(key, 1, Integer::sum);
+			counts.merge(DelayedMethod.describe(timeout), 1, Integer::sum);
 		}
 		Map<String, Integer> largestFirst = counts.entrySet()
 			.stream()
@@ -64,6 +57,19 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 	 */
 	public boolean isEmpty() {
 		return this.total == 0;
+	}
+
+	/**
+	 * Returns the warning to log about a timer that stopped with this report, such as
+	 * {@code Timer 'wheelTimer' stopped with 2 delayed calls that never ran (their futures are
+	 * cancelled): OrderService.cancelIfUnpaid(String) x2}.
+	 * @param timerName the timer's bean name
+	 * @return the message
+	 */
+	public String describe(String timerName) {
+		return "Timer '" + timerName + "' stopped with " + this.total
+				+ ((this.total == 1) ? " delayed call" : " delayed calls")
+				+ " that never ran (their futures are cancelled): " + this;
 	}
 
 	/**

@@ -139,12 +139,9 @@ public final class WheelTimerAutoConfiguration {
 						+ " no Executor of its own; set " + PREFIX + property + " to the one to use." : ""));
 	}
 
-	/** Names the property, and shows its value as written, not as bound ("500us", not "PT0.0005S"). */
 	private static InvalidConfigurationPropertyValueException invalid(Environment environment, String property,
 			@Nullable Object boundValue, String reason) {
-		String written = environment.getProperty(PREFIX + property);
-		return new InvalidConfigurationPropertyValueException(PREFIX + property,
-				(written != null) ? written : boundValue, reason);
+		return InvalidPropertyValues.invalid(environment, PREFIX + property, boundValue, reason);
 	}
 
 	private static ThreadFactory daemonThreadNamed(String name) {

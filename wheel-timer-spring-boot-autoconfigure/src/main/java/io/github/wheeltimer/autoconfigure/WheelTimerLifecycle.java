@@ -104,9 +104,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 	private static void report(String timerName, Set<Timeout> unprocessed) {
 		UnprocessedCalls calls = UnprocessedCalls.cancel(unprocessed);
 		if (!calls.isEmpty()) {
-			logger.warn("Timer '" + timerName + "' stopped with " + calls.total()
-					+ ((calls.total() == 1) ? " delayed call" : " delayed calls")
-					+ " that never ran (their futures are cancelled): " + calls);
+			logger.warn(calls.describe(timerName));
 		}
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Timer '" + timerName + "' stopped with no delayed calls left");

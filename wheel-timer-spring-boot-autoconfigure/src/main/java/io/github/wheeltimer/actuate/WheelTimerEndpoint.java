@@ -1,0 +1,419 @@
+package io.github.wheeltimer.actuate;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.WheelSnapshot;
+import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.annotation.DelayedMethodRegistry;
+import io.github.wheeltimer.annotation.UnprocessedCalls;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code wheeltimer} Actuator endpoint: what each {@link HashedWheelTimer} bean is doing, and
+ * a graceful stop of one of them.
+ * <ul>
+ * <li>{@code GET /actuator/wheeltimer}: every timer by bean name, with its state, configuration,
+ * counters, tick lag and worker thread.</li>
+ * <li>{@code GET /actuator/wheeltimer/{name}}: the same for one timer, plus its bucket occupancy,
+ * the {@value #NEXT_TIMEOUTS} timeouts due first (with the delayed method each one will call) and
+ * its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
+ * <li>{@code POST /actuator/wheeltimer/{name}}, with an optional body
+ * {@code {"drainTimeout": "PT5S"}}: stops the timer gracefully and reports what fired during the
+ * drain and what was left. The calls left have their futures cancelled. Write access must be
+ * granted ({@code management.endpoint.wheeltimer.access=unrestricted}): the endpoint is read-only
+ * by default.</li>
+ * </ul>
+ * Durations are ISO-8601 strings, such as {@code "PT0.1S"}.
+ */
+@Endpoint(id = "wheeltimer", defaultAccess = Access.READ_ONLY)
+public class WheelTimerEndpoint {
+
+	/** How many of the timeouts due first a timer's details list. */
+	static final int NEXT_TIMEOUTS = 10;
+
+	/** The most non-empty buckets a timer's details list. */
+	static final int MAX_LISTED_BUCKETS = 4096;
+
+	/** The most distinct methods a stop report lists, largest counts first. */
+	static final int MAX_REPORTED_METHODS = 20;
+
+	private static final Log logger = LogFactory.getLog(WheelTimerEndpoint.class);
+
+	private final Map<String, HashedWheelTimer> timers;
+
+	private final @Nullable DelayedMethodRegistry registry;
+
+	private final Duration defaultDrainTimeout;
+
+	/**
+	 * Creates the endpoint.
+	 * @param timers the timers, by bean name
+	 * @param registry the {@code @DelayedExecution} methods, or {@code null} if there are none
+	 * @param defaultDrainTimeout how long a stop drains when the request does not say
+	 */
+	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
+			Duration defaultDrainTimeout) {
+		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
+		this.registry = registry;
+		this.defaultDrainTimeout = defaultDrainTimeout;
+	}
+
+	/**
+	 * Describes every timer.
+	 * @return the timers by bean name
+	 */
+	@ReadOperation
+	public WheelTimersDescriptor timers() {
+		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
+		this.timers.forEach((name, timer) -> descriptors.put(name, new WheelTimerDescriptor(timer.snapshot())));
+		return new WheelTimersDescriptor(descriptors);
+	}
+
+	/**
+	 * Describes one timer in detail.
+	 * @param name the timer's bean name
+	 * @return the details, or {@code null} if there is no such timer
+	 */
+	@ReadOperation
+	public @Nullable WheelTimerDetailsDescriptor timer(@Selector String name) {
+		HashedWheelTimer timer = this.timers.get(name);
+		if (timer == null) {
+			return null;
+		}
+		// Asked first: the worker answers while the snapshot is read.
+		CompletableFuture<List<Timeout>> nextTimeouts = timer.nextTimeouts(NEXT_TIMEOUTS);
+		WheelSnapshot snapshot = timer.snapshot();
+		List<DelayedMethodDescriptor> methods = (this.registry != null) ? this.registry.methods()
+			.stream()
+			.filter((method) -> method.timerBeanName().equals(name))
+			.map(DelayedMethodDescriptor::new)
+			.toList() : List.of();
+		return new WheelTimerDetailsDescriptor(snapshot, await(nextTimeouts, snapshot.tickDuration()), methods);
+	}
+
+	/**
+	 * Stops a timer gracefully: it refuses new calls at once, keeps firing the ones that fall due
+	 * within the drain timeout, and cancels the rest, whose callers' futures are cancelled too.
+	 * Blocks until the timer has stopped.
+	 * @param name the timer's bean name
+	 * @param drainTimeout how long to keep firing due calls; the application's
+	 * {@code wheel-timer.shutdown.drain-timeout} when not given
+	 * @return the report, or {@code null} if there is no such timer
+	 */
+	@WriteOperation
+	public @Nullable StopReportDescriptor stop(@Selector String name, @Nullable Duration drainTimeout) {
+		HashedWheelTimer timer = this.timers.get(name);
+		if (timer == null) {
+			return null;
+		}
+		Duration drain = (drainTimeout != null) ? drainTimeout : this.defaultDrainTimeout;
+		if (drain.isNegative()) {
+			throw new InvalidEndpointRequestException(
+					"drainTimeout must be zero or positive, was " + drain,
+					"Invalid drainTimeout '" + drain + "': it must be zero or positive, such as \"PT5S\"");
+		}
+		boolean alreadyStopped = timer.snapshot().state() == WheelSnapshot.State.SHUTDOWN;
+		long firedBefore = timer.counters().fired();
+		long started = System.nanoTime();
+		Set<Timeout> unprocessed = timer.stopGracefully(drain);
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		UnprocessedCalls calls = UnprocessedCalls.cancel(unprocessed);
+		if (!calls.isEmpty()) {
+			logger.warn(calls.describe(name) + " (stopped through the wheeltimer endpoint)");
+		}
+		else {
+			logger.info("Timer '" + name + "' stopped through the wheeltimer endpoint");
+		}
+		return new StopReportDescriptor(name, timer.snapshot().state().name(), alreadyStopped, drain.toString(),
+				took.toString(), timer.counters().fired() - firedBefore, calls);
+	}
+
+	/**
+	 * The worker answers between ticks; a worker busy with a task of its own thread may not. The
+	 * wait covers a tick and then some, within bounds that keep a request short.
+	 */
+	private static @Nullable List<Timeout> await(CompletableFuture<List<Timeout>> answer, Duration tick) {
+		long waitMillis = Math.min(Math.max(tick.toMillis() * 2, 1_000), 5_000);
+		try {
+			return answer.get(waitMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			return null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+	}
+
+	/**
+	 * Every timer, by bean name.
+	 *
+	 * @param timers the timers
+	 */
+	public record WheelTimersDescriptor(Map<String, WheelTimerDescriptor> timers) implements OperationResponseBody {
+	}
+
+	/**
+	 * What one timer is doing.
+	 */
+	public static class WheelTimerDescriptor implements OperationResponseBody {
+
+		private final WheelSnapshot snapshot;
+
+		WheelTimerDescriptor(WheelSnapshot snapshot) {
+			this.snapshot = snapshot;
+		}
+
+		/** @return {@code INIT}, {@code STARTED} or {@code SHUTDOWN} */
+		public String getState() {
+			return this.snapshot.state().name();
+		}
+
+		/** @return the length of one tick */
+		public String getTickDuration() {
+			return this.snapshot.tickDuration().toString();
+		}
+
+		/** @return the number of buckets, a power of two */
+		public int getTicksPerWheel() {
+			return this.snapshot.ticksPerWheel();
+		}
+
+		/** @return the tick the hand is on, counted from the timer's creation */
+		public long getTick() {
+			return this.snapshot.tick();
+		}
+
+		/** @return the bucket the hand points at */
+		public int getHand() {
+			return this.snapshot.hand();
+		}
+
+		/** @return the timeouts that have neither fired nor been cancelled */
+		public long getPendingTimeouts() {
+			return this.snapshot.pendingTimeouts();
+		}
+
+		/** @return the limit on pending timeouts, 0 for none */
+		public long getMaxPendingTimeouts() {
+			return this.snapshot.maxPendingTimeouts();
+		}
+
+		/** @return what happened to the timeouts so far */
+		public CountersDescriptor getCounters() {
+			return new CountersDescriptor(this.snapshot.counters());
+		}
+
+		/** @return how far behind the worker is now */
+		public String getTickLag() {
+			return this.snapshot.tickLag().toString();
+		}
+
+		/** @return the worst lag so far */
+		public String getMaxTickLag() {
+			return this.snapshot.maxTickLag().toString();
+		}
+
+		/** @return how late, on average, the fired timeouts fired after their deadline */
+		public String getMeanLateness() {
+			WheelSnapshot.Counters counters = this.snapshot.counters();
+			long fired = counters.fired();
+			return ((fired > 0) ? counters.lateness().dividedBy(fired) : Duration.ZERO).toString();
+		}
+
+		/** @return the worker thread */
+		public WheelSnapshot.Worker getWorker() {
+			return this.snapshot.worker();
+		}
+
+		WheelSnapshot snapshot() {
+			return this.snapshot;
+		}
+
+	}
+
+	/**
+	 * What happened to a timer's timeouts. Every one scheduled ends up expired, failed, cancelled
+	 * or unprocessed; until then it is pending or running.
+	 *
+	 * @param scheduled accepted
+	 * @param expired ran and returned normally
+	 * @param failed threw, or refused by the executor
+	 * @param cancelled cancelled by their caller
+	 * @param rejected refused because the timer was stopped or full; never scheduled
+	 * @param running handed to run and not finished
+	 * @param unprocessed still pending when the timer stopped
+	 */
+	public record CountersDescriptor(long scheduled, long expired, long failed, long cancelled, long rejected,
+			long running, long unprocessed) {
+
+		CountersDescriptor(WheelSnapshot.Counters counters) {
+			this(counters.scheduled(), counters.expired(), counters.failed(), counters.cancelled(),
+					counters.rejected(), counters.running(), counters.unprocessed());
+		}
+
+	}
+
+	/**
+	 * One timer in detail: {@link WheelTimerDescriptor} plus what is in the wheel.
+	 */
+	public static final class WheelTimerDetailsDescriptor extends WheelTimerDescriptor {
+
+		private final @Nullable List<NextTimeoutDescriptor> nextTimeouts;
+
+		private final List<DelayedMethodDescriptor> delayedMethods;
+
+		WheelTimerDetailsDescriptor(WheelSnapshot snapshot, @Nullable List<Timeout> nextTimeouts,
+				List<DelayedMethodDescriptor> delayedMethods) {
+			super(snapshot);
+			this.nextTimeouts = (nextTimeouts != null)
+					? nextTimeouts.stream()
+						.filter((timeout) -> !timeout.isCancelled() && !timeout.isExpired())
+						.map(NextTimeoutDescriptor::of)
+						.toList()
+					: null;
+			this.delayedMethods = delayedMethods;
+		}
+
+		/** @return the non-empty buckets */
+		public BucketsDescriptor getBuckets() {
+			return new BucketsDescriptor(snapshot().buckets());
+		}
+
+		/**
+		 * @return the timeouts due first, soonest first; {@code null} (left out) if the worker was
+		 * too busy to answer in time
+		 */
+		public @Nullable List<NextTimeoutDescriptor> getNextTimeouts() {
+			return this.nextTimeouts;
+		}
+
+		/** @return the {@code @DelayedExecution} methods whose calls wait on this timer */
+		public List<DelayedMethodDescriptor> getDelayedMethods() {
+			return this.delayedMethods;
+		}
+
+	}
+
+	/**
+	 * The buckets that hold timeouts.
+	 *
+	 * @param occupied how many buckets hold timeouts
+	 * @param largest the bucket that holds the most, or {@code null} when all are empty
+	 * @param nonEmpty the buckets that hold timeouts, in bucket order, at most
+	 * {@value WheelTimerEndpoint#MAX_LISTED_BUCKETS}
+	 */
+	public record BucketsDescriptor(int occupied, WheelSnapshot.@Nullable Bucket largest,
+			List<WheelSnapshot.Bucket> nonEmpty) {
+
+		BucketsDescriptor(List<WheelSnapshot.Bucket> buckets) {
+			this(buckets.size(), largest(buckets),
+					(buckets.size() > MAX_LISTED_BUCKETS) ? buckets.subList(0, MAX_LISTED_BUCKETS) : buckets);
+		}
+
+		private static WheelSnapshot.@Nullable Bucket largest(List<WheelSnapshot.Bucket> buckets) {
+			WheelSnapshot.Bucket largest = null;
+			for (WheelSnapshot.Bucket bucket : buckets) {
+				if (largest == null || bucket.timeouts() > largest.timeouts()) {
+					largest = bucket;
+				}
+			}
+			return largest;
+		}
+
+	}
+
+	/**
+	 * A timeout due soon.
+	 *
+	 * @param method the {@code @DelayedExecution} method it will call, or {@code null} (left out)
+	 * for a plain timer task
+	 * @param task the class of a plain timer task, or {@code null} (left out) for a delayed call
+	 * @param remainingDelay how long until its deadline; it fires at the end of that tick
+	 */
+	public record NextTimeoutDescriptor(@Nullable String method, @Nullable String task, String remainingDelay) {
+
+		static NextTimeoutDescriptor of(Timeout timeout) {
+			DelayedMethod method = DelayedMethod.of(timeout);
+			String remainingDelay = timeout.remainingDelay().toString();
+			return (method != null) ? new NextTimeoutDescriptor(method.description(), null, remainingDelay)
+					: new NextTimeoutDescriptor(null, timeout.task().getClass().getName(), remainingDelay);
+		}
+
+	}
+
+	/**
+	 * A {@code @DelayedExecution} method.
+	 *
+	 * @param method the method, such as {@code OrderService.cancelIfUnpaid(String)}
+	 * @param delay its delay, as resolved at startup
+	 * @param calls how many calls the timer accepted since startup
+	 * @param inFlight how many are due and queued or running on the executor
+	 */
+	public record DelayedMethodDescriptor(String method, String delay, long calls, int inFlight) {
+
+		DelayedMethodDescriptor(DelayedMethod method) {
+			this(method.description(), method.delay().toString(), method.calls(), method.inFlight());
+		}
+
+	}
+
+	/**
+	 * What a stop did.
+	 *
+	 * @param timer the timer's bean name
+	 * @param state the timer's state afterwards: {@code SHUTDOWN}
+	 * @param alreadyStopped whether the timer was stopped before this request (then nothing was
+	 * drained or left by it)
+	 * @param drainTimeout the drain asked for
+	 * @param took how long the stop took; less than the drain when nothing more could fall due in it
+	 * @param firedDuringDrain timeouts that fell due and were handed to run while it drained
+	 * @param unprocessed timeouts left, now cancelled
+	 * @param unprocessedByMethod how many were left per method (or task class), largest first, at
+	 * most {@value WheelTimerEndpoint#MAX_REPORTED_METHODS}
+	 */
+	public record StopReportDescriptor(String timer, String state, boolean alreadyStopped, String drainTimeout,
+			String took, long firedDuringDrain, int unprocessed, Map<String, Integer> unprocessedByMethod)
+			implements OperationResponseBody {
+
+		StopReportDescriptor(String timer, String state, boolean alreadyStopped, String drainTimeout, String took,
+				long firedDuringDrain, UnprocessedCalls calls) {
+			this(timer, state, alreadyStopped, drainTimeout, took, firedDuringDrain, calls.total(),
+					firstEntries(calls.byTask()));
+		}
+
+		private static Map<String, Integer> firstEntries(Map<String, Integer> largestFirst) {
+			Map<String, Integer> first = new LinkedHashMap<>();
+			largestFirst.entrySet()
+				.stream()
+				.limit(MAX_REPORTED_METHODS)
+				.forEach((entry) -> first.put(entry.getKey(), entry.getValue()));
+			return first;
+		}
+
+	}
+
+}

@@ -1,0 +1,50 @@
+package io.github.wheeltimer.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
+import io.github.wheeltimer.annotation.DelayedMethodRegistry;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@link WheelTimerEndpoint wheeltimer} Actuator endpoint, when Actuator
+ * is on the classpath, the endpoint is available (enabled and exposed), and the context has a
+ * {@link HashedWheelTimer}.
+ */
+@AutoConfiguration(after = WheelTimerAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnAvailableEndpoint(WheelTimerEndpoint.class)
+public final class WheelTimerEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnBean(HashedWheelTimer.class)
+	@ConditionalOnMissingBean
+	WheelTimerEndpoint wheelTimerEndpoint(ListableBeanFactory beanFactory,
+			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<WheelTimerProperties> properties) {
+		WheelTimerProperties configured = properties.getIfAvailable();
+		Duration drainTimeout = (configured != null) ? configured.getShutdown().getDrainTimeout() : Duration.ZERO;
+		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class), registry.getIfAvailable(),
+				drainTimeout);
+	}
+
+	@Bean
+	@ConditionalOnBean(WheelTimerEndpoint.class)
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	WheelTimerEndpointWebExtension wheelTimerEndpointWebExtension(WheelTimerEndpoint endpoint) {
+		return new WheelTimerEndpointWebExtension(endpoint);
+	}
+
+}

@@ -1,0 +1,29 @@
+package io.github.wheeltimer.autoconfigure;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.actuate.WheelTimerMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of {@link WheelTimerMetrics} for the context's {@link HashedWheelTimer}
+ * beans, when Micrometer is on the classpath. Spring Boot binds it to every meter registry.
+ */
+@AutoConfiguration(after = WheelTimerAutoConfiguration.class)
+@ConditionalOnClass(MeterBinder.class)
+@ConditionalOnBean(HashedWheelTimer.class)
+public final class WheelTimerMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	WheelTimerMetrics wheelTimerMetrics(ListableBeanFactory beanFactory) {
+		return new WheelTimerMetrics(beanFactory.getBeansOfType(HashedWheelTimer.class));
+	}
+
+}
