@@ -102,15 +102,16 @@ public class WheelTimerEndpoint {
 		if (timer == null) {
 			return null;
 		}
-		// Asked first: the worker answers while the snapshot is read.
-		CompletableFuture<List<Timeout>> nextTimeouts = timer.nextTimeouts(NEXT_TIMEOUTS);
+		// The worker moves new timeouts into the buckets before it answers: a snapshot taken after
+		// the answer shows them in the buckets too.
+		List<Timeout> nextTimeouts = await(timer.nextTimeouts(NEXT_TIMEOUTS), timer.snapshot().tickDuration());
 		WheelSnapshot snapshot = timer.snapshot();
 		List<DelayedMethodDescriptor> methods = (this.registry != null) ? this.registry.methods()
 			.stream()
 			.filter((method) -> method.timerBeanName().equals(name))
 			.map(DelayedMethodDescriptor::new)
 			.toList() : List.of();
-		return new WheelTimerDetailsDescriptor(snapshot, await(nextTimeouts, snapshot.tickDuration()), methods);
+		return new WheelTimerDetailsDescriptor(snapshot, nextTimeouts, methods);
 	}
 
 	/**

@@ -1,0 +1,244 @@
+package io.github.wheeltimer.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.WheelSnapshot;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint.StopReportDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint.WheelTimerDetailsDescriptor;
+import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
+import io.github.wheeltimer.autoconfigure.WheelTimerEndpointAutoConfiguration;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.core.task.TaskRejectedException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+class WheelTimerEndpointTests {
+
+	private static final String REMINDERS = "WheelTimerEndpointTests.Reminders";
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+				WheelTimerAutoConfiguration.class, WheelTimerEndpointAutoConfiguration.class))
+		.withPropertyValues("management.endpoints.web.exposure.include=wheeltimer")
+		.withUserConfiguration(RemindersConfiguration.class);
+
+	@Test
+	void describesEveryTimerByBeanName() {
+		this.contextRunner.withUserConfiguration(SecondTimerConfiguration.class).run((context) -> {
+			context.getBean(Reminders.class).remindInTenMinutes("ada");
+			WheelTimerEndpoint.WheelTimersDescriptor timers = context.getBean(WheelTimerEndpoint.class).timers();
+			assertThat(timers.timers()).containsOnlyKeys("leasesTimer", "wheelTimer");
+			WheelTimerEndpoint.WheelTimerDescriptor wheelTimer = timers.timers().get("wheelTimer");
+			assertThat(wheelTimer.getState()).isEqualTo("STARTED");
+			assertThat(wheelTimer.getTickDuration()).isEqualTo("PT0.1S");
+			assertThat(wheelTimer.getTicksPerWheel()).isEqualTo(512);
+			assertThat(wheelTimer.getPendingTimeouts()).isOne();
+			assertThat(wheelTimer.getMaxPendingTimeouts()).isZero();
+			assertThat(wheelTimer.getCounters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0));
+			assertThat(wheelTimer.getTickLag()).isEqualTo("PT0S");
+			assertThat(wheelTimer.getMeanLateness()).isEqualTo("PT0S");
+			assertThat(wheelTimer.getWorker().name()).isEqualTo("wheel-timer");
+			assertThat(wheelTimer.getWorker().alive()).isTrue();
+			assertThat(timers.timers().get("leasesTimer").getTicksPerWheel()).isEqualTo(64);
+		});
+	}
+
+	@Test
+	void detailsShowTheBucketsTheNextTimeoutsWithTheirMethodAndTheDelayedMethods() {
+		this.contextRunner.run((context) -> {
+			Reminders reminders = context.getBean(Reminders.class);
+			for (int i = 0; i < 12; i++) {
+				reminders.remindInTenMinutes("user-" + i);
+			}
+			reminders.remindInAnHour("ada");
+			context.getBean(HashedWheelTimer.class).newTimeout((timeout) -> { }, Duration.ofMinutes(5));
+
+			WheelTimerDetailsDescriptor details = context.getBean(WheelTimerEndpoint.class).timer("wheelTimer");
+
+			assertThat(details.getPendingTimeouts()).isEqualTo(14);
+			WheelTimerEndpoint.BucketsDescriptor buckets = details.getBuckets();
+			assertThat(buckets.nonEmpty()).hasSize(buckets.occupied());
+			assertThat(buckets.nonEmpty().stream().mapToInt(WheelSnapshot.Bucket::timeouts).sum()).isEqualTo(14);
+			assertThat(buckets.largest().timeouts()).isGreaterThanOrEqualTo(12 / buckets.occupied());
+			// Soonest first: the plain task at 5 minutes, then nine of the ten-minute reminders.
+			assertThat(details.getNextTimeouts()).hasSize(WheelTimerEndpoint.NEXT_TIMEOUTS);
+			WheelTimerEndpoint.NextTimeoutDescriptor first = details.getNextTimeouts().get(0);
+			assertThat(first.method()).isNull();
+			assertThat(first.task()).startsWith(WheelTimerEndpointTests.class.getName());
+			assertThat(details.getNextTimeouts().subList(1, 10)).allSatisfy((next) -> {
+				assertThat(next.method()).isEqualTo(REMINDERS + ".remindInTenMinutes(String)");
+				assertThat(next.task()).isNull();
+				assertThat(Duration.parse(next.remainingDelay())).isBetween(Duration.ofMinutes(9), Duration.ofMinutes(10));
+			});
+			assertThat(details.getDelayedMethods()).containsExactly(
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0));
+		});
+	}
+
+	@Test
+	void anUnknownTimerIsNull() {
+		this.contextRunner.run((context) -> {
+			WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+			assertThat(endpoint.timer("nope")).isNull();
+			assertThat(endpoint.stop("nope", null)).isNull();
+		});
+	}
+
+	@Test
+	void nextTimeoutsAreLeftOutWhenTheWorkerIsTooBusyToAnswer() {
+		this.contextRunner.run((context) -> {
+			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
+			CountDownLatch release = new CountDownLatch(1);
+			// A plain task runs on the worker thread: while it blocks, nobody walks the wheel.
+			timer.newTimeout((timeout) -> release.await(), Duration.ZERO);
+			await().atMost(Duration.ofSeconds(10)).until(() -> timer.counters().running() == 1);
+			try {
+				WheelTimerDetailsDescriptor details = context.getBean(WheelTimerEndpoint.class).timer("wheelTimer");
+				assertThat(details.getNextTimeouts()).isNull();
+				assertThat(details.getCounters().running()).isOne();
+			}
+			finally {
+				release.countDown();
+			}
+		});
+	}
+
+	@Test
+	void stopReportsWhatWasLeftCancelsTheirFuturesAndLaterCallsAreRefused() {
+		this.contextRunner.run((context) -> {
+			Reminders reminders = context.getBean(Reminders.class);
+			List<CompletableFuture<String>> futures = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				futures.add(reminders.remindInTenMinutes("user-" + i));
+			}
+			reminders.remindInAnHour("ada");
+
+			StopReportDescriptor report = context.getBean(WheelTimerEndpoint.class).stop("wheelTimer", null);
+
+			assertThat(report.timer()).isEqualTo("wheelTimer");
+			assertThat(report.state()).isEqualTo("SHUTDOWN");
+			assertThat(report.alreadyStopped()).isFalse();
+			assertThat(report.drainTimeout()).isEqualTo("PT0S");
+			assertThat(report.firedDuringDrain()).isZero();
+			assertThat(report.unprocessed()).isEqualTo(4);
+			assertThat(report.unprocessedByMethod()).containsExactly(
+					entry(REMINDERS + ".remindInTenMinutes(String)", 3), entry(REMINDERS + ".remindInAnHour(String)", 1));
+			assertThat(futures).allSatisfy((future) -> assertThat(future).isCancelled());
+			assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> reminders.remindInTenMinutes("late"))
+				.withMessage("Timer 'wheelTimer' refused the delayed call to " + REMINDERS + ".remindInTenMinutes(String):"
+						+ " Cannot schedule a timeout: the timer has been stopped");
+
+			StopReportDescriptor again = context.getBean(WheelTimerEndpoint.class).stop("wheelTimer", null);
+			assertThat(again.alreadyStopped()).isTrue();
+			assertThat(again.unprocessed()).isZero();
+		});
+	}
+
+	@Test
+	void stopDrainsTheCallsThatFallDueWithinTheDrainTimeoutAndNoLonger() {
+		this.contextRunner.withPropertyValues("wheel-timer.shutdown.drain-timeout=30s").run((context) -> {
+			Reminders reminders = context.getBean(Reminders.class);
+			for (int i = 0; i < 3; i++) {
+				reminders.soon("user-" + i);
+			}
+			reminders.remindInAnHour("ada");
+
+			// No drain given: the configured one, which ends once nothing more falls due in it.
+			StopReportDescriptor report = context.getBean(WheelTimerEndpoint.class).stop("wheelTimer", null);
+
+			assertThat(report.drainTimeout()).isEqualTo("PT30S");
+			assertThat(report.firedDuringDrain()).isEqualTo(3);
+			assertThat(Duration.parse(report.took())).isLessThan(Duration.ofSeconds(30));
+			assertThat(report.unprocessedByMethod()).containsExactly(entry(REMINDERS + ".remindInAnHour(String)", 1));
+			await().atMost(Duration.ofSeconds(10)).until(() -> context.getBean(Reminders.class).soonRuns() == 3);
+		});
+	}
+
+	@Test
+	void aNegativeDrainTimeoutIsABadRequestAndStopsNothing() {
+		this.contextRunner.run((context) -> {
+			WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.stop("wheelTimer", Duration.ofSeconds(-1)))
+				.satisfies((ex) -> assertThat(ex.getReason())
+					.isEqualTo("Invalid drainTimeout 'PT-1S': it must be zero or positive, such as \"PT5S\""));
+			assertThat(endpoint.timers().timers().get("wheelTimer").getState()).isEqualTo("STARTED");
+		});
+	}
+
+	private static java.util.Map.Entry<String, Integer> entry(String key, int value) {
+		return java.util.Map.entry(key, value);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RemindersConfiguration {
+
+		@Bean
+		Reminders reminders() {
+			return new Reminders();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SecondTimerConfiguration {
+
+		@Bean
+		@Primary
+		HashedWheelTimer wheelTimer() {
+			return HashedWheelTimer.builder().threadFactory((runnable) -> new Thread(runnable, "wheel-timer")).build();
+		}
+
+		@Bean
+		HashedWheelTimer leasesTimer() {
+			return HashedWheelTimer.builder().ticksPerWheel(64).build();
+		}
+
+	}
+
+	static class Reminders {
+
+		private final AtomicInteger soonRuns = new AtomicInteger();
+
+		@DelayedExecution(delayString = "10m")
+		public CompletableFuture<String> remindInTenMinutes(String who) {
+			return CompletableFuture.completedFuture(who);
+		}
+
+		@DelayedExecution(delay = 1, timeUnit = TimeUnit.HOURS)
+		public void remindInAnHour(String who) {
+		}
+
+		@DelayedExecution(delay = 50)
+		public void soon(String who) {
+			this.soonRuns.incrementAndGet();
+		}
+
+		public int soonRuns() {
+			return this.soonRuns.get();
+		}
+
+	}
+
+}

@@ -1,0 +1,146 @@
+package io.github.wheeltimer.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.core.task.TaskRejectedException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The operator's view over HTTP, with the stop operation granted.
+ */
+@SpringBootTest(classes = WebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "management.endpoints.web.exposure.include=wheeltimer,health,metrics,prometheus",
+				"management.endpoint.wheeltimer.access=unrestricted", "management.endpoint.health.show-details=always" })
+@AutoConfigureRestTestClient
+class WheelTimerEndpointWebTests {
+
+	private static final String CANCEL_IF_UNPAID = "WebTestApplication.Orders.cancelIfUnpaid(String)";
+
+	@Autowired
+	private RestTestClient client;
+
+	@Autowired
+	private WebTestApplication.Orders orders;
+
+	@Test
+	void anOperatorWatchesTheWheelThenStopsItGracefully() {
+		List<CompletableFuture<String>> unpaid = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			unpaid.add(this.orders.cancelIfUnpaid("order-" + i));
+		}
+		for (int i = 0; i < 3; i++) {
+			this.orders.ping();
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.orders.pings() == 3);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> get("/actuator/wheeltimer").read("$.timers.wheelTimer.counters.expired", Integer.class) == 3);
+
+		DocumentContext timers = get("/actuator/wheeltimer");
+		assertThat(timers.read("$.timers.wheelTimer.state", String.class)).isEqualTo("STARTED");
+		assertThat(timers.read("$.timers.wheelTimer.tickDuration", String.class)).isEqualTo("PT0.1S");
+		assertThat(timers.read("$.timers.wheelTimer.ticksPerWheel", Integer.class)).isEqualTo(512);
+		assertThat(timers.read("$.timers.wheelTimer.pendingTimeouts", Integer.class)).isEqualTo(5);
+		assertThat(timers.read("$.timers.wheelTimer.tickLag", String.class)).isEqualTo("PT0S");
+		assertThat(timers.read("$.timers.wheelTimer.worker.name", String.class)).isEqualTo("wheel-timer");
+		Map<String, Integer> counters = timers.read("$.timers.wheelTimer.counters");
+		assertThat(counters).containsEntry("scheduled", 8).containsEntry("expired", 3);
+		assertThat(counters.get("expired") + counters.get("failed") + counters.get("cancelled")
+				+ counters.get("unprocessed") + counters.get("running")
+				+ timers.read("$.timers.wheelTimer.pendingTimeouts", Integer.class))
+			.as("every scheduled timeout is accounted for")
+			.isEqualTo(counters.get("scheduled"));
+
+		DocumentContext details = get("/actuator/wheeltimer/wheelTimer");
+		assertThat(details.read("$.buckets.occupied", Integer.class)).isPositive();
+		assertThat(details.read("$.nextTimeouts[*].method", List.class)).hasSize(5).containsOnly(CANCEL_IF_UNPAID);
+		assertThat(Duration.parse(details.read("$.nextTimeouts[0].remainingDelay", String.class)))
+			.isBetween(Duration.ofMinutes(29), Duration.ofMinutes(30));
+		assertThat(details.read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].calls", List.class))
+			.containsExactly(5);
+		assertThat(details.read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].delay", List.class))
+			.containsExactly("PT30M");
+		this.client.get().uri("/actuator/wheeltimer/nope").exchange().expectStatus().isNotFound();
+
+		DocumentContext health = get("/actuator/health");
+		assertThat(health.read("$.components.wheelTimer.status", String.class)).isEqualTo("UP");
+		assertThat(health.read("$.components.wheelTimer.details.pendingTimeouts", Integer.class)).isEqualTo(5);
+		assertThat(get("/actuator/metrics/wheel.timer.pending").read("$.measurements[0].value", Double.class))
+			.isEqualTo(5.0);
+		assertThat(get("/actuator/metrics/wheel.timer.timeouts?tag=outcome:expired&tag=name:wheelTimer")
+			.read("$.measurements[0].value", Double.class)).isEqualTo(3.0);
+		assertThat(get("/actuator/metrics/wheel.timer.lateness").read("$.measurements[?(@.statistic == 'COUNT')].value",
+				List.class))
+			.containsExactly(3.0);
+		assertThat(this.client.get().uri("/actuator/prometheus").exchange().returnResult(String.class).getResponseBody())
+			.contains("wheel_timer_pending_timeouts{name=\"wheelTimer\"} 5.0")
+			.contains("wheel_timer_timeouts_total{name=\"wheelTimer\",outcome=\"expired\"} 3.0")
+			.contains("wheel_timer_tick_lag_seconds{name=\"wheelTimer\"}");
+
+		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)
+			.body("{\"drainTimeout\": \"-PT1S\"}").exchange().expectStatus().isBadRequest();
+		this.client.post().uri("/actuator/wheeltimer/nope").contentType(MediaType.APPLICATION_JSON).exchange()
+			.expectStatus().isNotFound();
+
+		DocumentContext report = JsonPath.parse(this.client.post()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{\"drainTimeout\": \"PT1S\"}")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.returnResult(String.class)
+			.getResponseBody());
+		assertThat(report.read("$.state", String.class)).isEqualTo("SHUTDOWN");
+		assertThat(report.read("$.drainTimeout", String.class)).isEqualTo("PT1S");
+		assertThat(report.read("$.firedDuringDrain", Integer.class)).isZero();
+		assertThat(report.read("$.unprocessed", Integer.class)).isEqualTo(5);
+		assertThat(report.read("$.unprocessedByMethod", Map.class)).containsExactly(Map.entry(CANCEL_IF_UNPAID, 5));
+		assertThat(unpaid).allSatisfy((future) -> assertThat(future).isCancelled());
+
+		this.client.get().uri("/actuator/health").exchange().expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+		assertThat(JsonPath.parse(this.client.get().uri("/actuator/health").exchange().returnResult(String.class)
+			.getResponseBody()).read("$.components.wheelTimer.status", String.class)).isEqualTo("OUT_OF_SERVICE");
+		assertThat(get("/actuator/wheeltimer").read("$.timers.wheelTimer.state", String.class)).isEqualTo("SHUTDOWN");
+		assertThatExceptionOfType(TaskRejectedException.class).isThrownBy(() -> this.orders.cancelIfUnpaid("late"))
+			.withMessageContaining("Timer 'wheelTimer' refused the delayed call to " + CANCEL_IF_UNPAID)
+			.withMessageContaining("the timer has been stopped");
+		assertThat(get("/actuator/wheeltimer").read("$.timers.wheelTimer.counters.rejected", Integer.class)).isOne();
+
+		// No body: the configured drain (wheel-timer.shutdown.drain-timeout); a second stop changes nothing.
+		this.client.post()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.contentType(MediaType.APPLICATION_JSON)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.alreadyStopped").isEqualTo(true)
+			.jsonPath("$.drainTimeout").isEqualTo("PT0S")
+			.jsonPath("$.unprocessed").isEqualTo(0);
+	}
+
+	private DocumentContext get(String uri) {
+		String body = this.client.get().uri(uri).exchange().expectStatus().isOk().returnResult(String.class)
+			.getResponseBody();
+		return JsonPath.parse(body);
+	}
+
+}

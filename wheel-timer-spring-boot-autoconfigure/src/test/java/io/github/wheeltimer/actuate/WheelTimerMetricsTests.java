@@ -1,0 +1,66 @@
+package io.github.wheeltimer.actuate;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+class WheelTimerMetricsTests {
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(10)).build();
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	@AfterEach
+	void stopTimer() {
+		this.timer.stop();
+	}
+
+	@Test
+	void metersFollowTheTimersCountersTaggedWithItsName() {
+		new WheelTimerMetrics(Map.of("ordersTimer", this.timer)).bindTo(this.registry);
+		this.timer.newTimeout((timeout) -> { }, Duration.ofMillis(20));
+		this.timer.newTimeout((timeout) -> {
+			throw new IllegalStateException("failing on purpose");
+		}, Duration.ofMillis(20));
+		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1)).cancel();
+		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1));
+		await().atMost(Duration.ofSeconds(10)).until(() -> outcome("expired") == 1 && outcome("failed") == 1);
+
+		assertThat(outcome("scheduled")).isEqualTo(4);
+		assertThat(outcome("cancelled")).isEqualTo(1);
+		assertThat(this.registry.get("wheel.timer.pending").tag("name", "ordersTimer").gauge().value()).isOne();
+		FunctionTimer lateness = this.registry.get("wheel.timer.lateness").tag("name", "ordersTimer").functionTimer();
+		assertThat(lateness.count()).isEqualTo(2);
+		assertThat(lateness.totalTime(TimeUnit.NANOSECONDS))
+			.isEqualTo(this.timer.counters().lateness().toNanos());
+		assertThat(this.registry.get("wheel.timer.tick.lag").tag("name", "ordersTimer").timeGauge().value())
+			.isNotNegative();
+
+		this.timer.stop();
+		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout((timeout) -> { }, Duration.ZERO));
+		assertThat(outcome("unprocessed")).isEqualTo(1);
+		assertThat(outcome("rejected")).isEqualTo(1);
+		assertThat(this.registry.get("wheel.timer.pending").gauge().value()).isZero();
+		assertThat(outcome("expired") + outcome("failed") + outcome("cancelled") + outcome("unprocessed"))
+			.isEqualTo(outcome("scheduled"));
+	}
+
+	private double outcome(String outcome) {
+		return this.registry.get("wheel.timer.timeouts")
+			.tag("name", "ordersTimer")
+			.tag("outcome", outcome)
+			.functionCounter()
+			.count();
+	}
+
+}
