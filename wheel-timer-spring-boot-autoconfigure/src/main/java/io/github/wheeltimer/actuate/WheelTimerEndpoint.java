@@ -87,7 +87,7 @@ public class WheelTimerEndpoint {
 	@ReadOperation
 	public WheelTimersDescriptor timers() {
 		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
-		this.timers.forEach((name, timer) -> descriptors.put(name, new WheelTimerDescriptor(timer.snapshot())));
+		this.timers.forEach((name, timer) -> descriptors.put(name, WheelTimerDescriptor.of(timer.snapshot())));
 		return new WheelTimersDescriptor(descriptors);
 	}
 
@@ -111,7 +111,7 @@ public class WheelTimerEndpoint {
 			.filter((method) -> method.timerBeanName().equals(name))
 			.map(DelayedMethodDescriptor::new)
 			.toList() : List.of();
-		return new WheelTimerDetailsDescriptor(snapshot, nextTimeouts, methods);
+		return WheelTimerDetailsDescriptor.of(snapshot, nextTimeouts, methods);
 	}
 
 	/**
@@ -147,8 +147,8 @@ public class WheelTimerEndpoint {
 		else {
 			logger.info("Timer '" + name + "' stopped through the wheeltimer endpoint");
 		}
-		return new StopReportDescriptor(name, timer.snapshot().state().name(), alreadyStopped, drain.toString(),
-				took.toString(), timer.counters().fired() - firedBefore, calls);
+		return new StopReportDescriptor(name, timer.snapshot().state().name(), alreadyStopped, DurationFormat.iso(drain),
+				DurationFormat.iso(took), timer.counters().fired() - firedBefore, calls);
 	}
 
 	/**
@@ -179,79 +179,33 @@ public class WheelTimerEndpoint {
 
 	/**
 	 * What one timer is doing.
+	 *
+	 * @param state {@code INIT} (worker not started yet), {@code STARTED} or {@code SHUTDOWN}
+	 * @param tickDuration the length of one tick
+	 * @param ticksPerWheel the number of buckets, a power of two
+	 * @param tick the tick the hand is on, counted from the timer's creation
+	 * @param hand the bucket the hand points at
+	 * @param pendingTimeouts timeouts that have neither fired nor been cancelled
+	 * @param maxPendingTimeouts the limit on pending timeouts, 0 for none
+	 * @param counters what happened to the timeouts so far
+	 * @param tickLag how far behind the worker is now
+	 * @param maxTickLag the worst lag so far
+	 * @param meanLateness how late, on average, fired timeouts were handed to run after their
+	 * deadline: about half a tick on a timer that keeps up
+	 * @param worker the worker thread
 	 */
-	public static class WheelTimerDescriptor implements OperationResponseBody {
+	public record WheelTimerDescriptor(String state, String tickDuration, int ticksPerWheel, long tick, int hand,
+			long pendingTimeouts, long maxPendingTimeouts, CountersDescriptor counters, String tickLag,
+			String maxTickLag, String meanLateness, WheelSnapshot.Worker worker) {
 
-		private final WheelSnapshot snapshot;
-
-		WheelTimerDescriptor(WheelSnapshot snapshot) {
-			this.snapshot = snapshot;
-		}
-
-		/** @return {@code INIT}, {@code STARTED} or {@code SHUTDOWN} */
-		public String getState() {
-			return this.snapshot.state().name();
-		}
-
-		/** @return the length of one tick */
-		public String getTickDuration() {
-			return this.snapshot.tickDuration().toString();
-		}
-
-		/** @return the number of buckets, a power of two */
-		public int getTicksPerWheel() {
-			return this.snapshot.ticksPerWheel();
-		}
-
-		/** @return the tick the hand is on, counted from the timer's creation */
-		public long getTick() {
-			return this.snapshot.tick();
-		}
-
-		/** @return the bucket the hand points at */
-		public int getHand() {
-			return this.snapshot.hand();
-		}
-
-		/** @return the timeouts that have neither fired nor been cancelled */
-		public long getPendingTimeouts() {
-			return this.snapshot.pendingTimeouts();
-		}
-
-		/** @return the limit on pending timeouts, 0 for none */
-		public long getMaxPendingTimeouts() {
-			return this.snapshot.maxPendingTimeouts();
-		}
-
-		/** @return what happened to the timeouts so far */
-		public CountersDescriptor getCounters() {
-			return new CountersDescriptor(this.snapshot.counters());
-		}
-
-		/** @return how far behind the worker is now */
-		public String getTickLag() {
-			return this.snapshot.tickLag().toString();
-		}
-
-		/** @return the worst lag so far */
-		public String getMaxTickLag() {
-			return this.snapshot.maxTickLag().toString();
-		}
-
-		/** @return how late, on average, the fired timeouts fired after their deadline */
-		public String getMeanLateness() {
-			WheelSnapshot.Counters counters = this.snapshot.counters();
+		static WheelTimerDescriptor of(WheelSnapshot snapshot) {
+			WheelSnapshot.Counters counters = snapshot.counters();
 			long fired = counters.fired();
-			return ((fired > 0) ? counters.lateness().dividedBy(fired) : Duration.ZERO).toString();
-		}
-
-		/** @return the worker thread */
-		public WheelSnapshot.Worker getWorker() {
-			return this.snapshot.worker();
-		}
-
-		WheelSnapshot snapshot() {
-			return this.snapshot;
+			Duration meanLateness = (fired > 0) ? counters.lateness().dividedBy(fired) : Duration.ZERO;
+			return new WheelTimerDescriptor(snapshot.state().name(), DurationFormat.iso(snapshot.tickDuration()),
+					snapshot.ticksPerWheel(), snapshot.tick(), snapshot.hand(), snapshot.pendingTimeouts(),
+					snapshot.maxPendingTimeouts(), new CountersDescriptor(counters), DurationFormat.iso(snapshot.tickLag()),
+					DurationFormat.iso(snapshot.maxTickLag()), DurationFormat.iso(meanLateness), snapshot.worker());
 		}
 
 	}
@@ -279,42 +233,43 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * One timer in detail: {@link WheelTimerDescriptor} plus what is in the wheel.
+	 * One timer in detail: the fields of {@link WheelTimerDescriptor}, then what is in the wheel.
+	 *
+	 * @param state see {@link WheelTimerDescriptor}
+	 * @param tickDuration see {@link WheelTimerDescriptor}
+	 * @param ticksPerWheel see {@link WheelTimerDescriptor}
+	 * @param tick see {@link WheelTimerDescriptor}
+	 * @param hand see {@link WheelTimerDescriptor}
+	 * @param pendingTimeouts see {@link WheelTimerDescriptor}
+	 * @param maxPendingTimeouts see {@link WheelTimerDescriptor}
+	 * @param counters see {@link WheelTimerDescriptor}
+	 * @param tickLag see {@link WheelTimerDescriptor}
+	 * @param maxTickLag see {@link WheelTimerDescriptor}
+	 * @param meanLateness see {@link WheelTimerDescriptor}
+	 * @param worker see {@link WheelTimerDescriptor}
+	 * @param buckets the buckets that hold timeouts
+	 * @param nextTimeouts the timeouts due first, soonest first, at most
+	 * {@value WheelTimerEndpoint#NEXT_TIMEOUTS}; {@code null} (left out) if the worker was too busy to
+	 * answer in time
+	 * @param delayedMethods the {@code @DelayedExecution} methods whose calls wait on this timer
 	 */
-	public static final class WheelTimerDetailsDescriptor extends WheelTimerDescriptor {
+	public record WheelTimerDetailsDescriptor(String state, String tickDuration, int ticksPerWheel, long tick,
+			int hand, long pendingTimeouts, long maxPendingTimeouts, CountersDescriptor counters, String tickLag,
+			String maxTickLag, String meanLateness, WheelSnapshot.Worker worker, BucketsDescriptor buckets,
+			@Nullable List<NextTimeoutDescriptor> nextTimeouts, List<DelayedMethodDescriptor> delayedMethods)
+			implements OperationResponseBody {
 
-		private final @Nullable List<NextTimeoutDescriptor> nextTimeouts;
-
-		private final List<DelayedMethodDescriptor> delayedMethods;
-
-		WheelTimerDetailsDescriptor(WheelSnapshot snapshot, @Nullable List<Timeout> nextTimeouts,
+		static WheelTimerDetailsDescriptor of(WheelSnapshot snapshot, @Nullable List<Timeout> nextTimeouts,
 				List<DelayedMethodDescriptor> delayedMethods) {
-			super(snapshot);
-			this.nextTimeouts = (nextTimeouts != null)
-					? nextTimeouts.stream()
-						.filter((timeout) -> !timeout.isCancelled() && !timeout.isExpired())
-						.map(NextTimeoutDescriptor::of)
-						.toList()
-					: null;
-			this.delayedMethods = delayedMethods;
-		}
-
-		/** @return the non-empty buckets */
-		public BucketsDescriptor getBuckets() {
-			return new BucketsDescriptor(snapshot().buckets());
-		}
-
-		/**
-		 * @return the timeouts due first, soonest first; {@code null} (left out) if the worker was
-		 * too busy to answer in time
-		 */
-		public @Nullable List<NextTimeoutDescriptor> getNextTimeouts() {
-			return this.nextTimeouts;
-		}
-
-		/** @return the {@code @DelayedExecution} methods whose calls wait on this timer */
-		public List<DelayedMethodDescriptor> getDelayedMethods() {
-			return this.delayedMethods;
+			WheelTimerDescriptor timer = WheelTimerDescriptor.of(snapshot);
+			List<NextTimeoutDescriptor> next = (nextTimeouts != null) ? nextTimeouts.stream()
+				.filter((timeout) -> !timeout.isCancelled() && !timeout.isExpired())
+				.map(NextTimeoutDescriptor::of)
+				.toList() : null;
+			return new WheelTimerDetailsDescriptor(timer.state(), timer.tickDuration(), timer.ticksPerWheel(),
+					timer.tick(), timer.hand(), timer.pendingTimeouts(), timer.maxPendingTimeouts(), timer.counters(),
+					timer.tickLag(), timer.maxTickLag(), timer.meanLateness(), timer.worker(),
+					new BucketsDescriptor(snapshot.buckets()), next, delayedMethods);
 		}
 
 	}
@@ -359,7 +314,7 @@ public class WheelTimerEndpoint {
 
 		static NextTimeoutDescriptor of(Timeout timeout) {
 			DelayedMethod method = DelayedMethod.of(timeout);
-			String remainingDelay = timeout.remainingDelay().toString();
+			String remainingDelay = DurationFormat.iso(timeout.remainingDelay());
 			return (method != null) ? new NextTimeoutDescriptor(method.description(), null, remainingDelay)
 					: new NextTimeoutDescriptor(null, timeout.task().getClass().getName(), remainingDelay);
 		}
@@ -377,7 +332,7 @@ public class WheelTimerEndpoint {
 	public record DelayedMethodDescriptor(String method, String delay, long calls, int inFlight) {
 
 		DelayedMethodDescriptor(DelayedMethod method) {
-			this(method.description(), method.delay().toString(), method.calls(), method.inFlight());
+			this(method.description(), DurationFormat.iso(method.delay()), method.calls(), method.inFlight());
 		}
 
 	}

@@ -47,8 +47,9 @@ public class WheelTimerHealthIndicator extends AbstractHealthIndicator {
 		}
 		else if (snapshot.tickLag().compareTo(this.maxTickLag) > 0) {
 			builder.down()
-				.withDetail("failure", "The worker is " + snapshot.tickLag() + " behind, more than the "
-						+ this.maxTickLag + " allowed (management.health.wheeltimer.max-tick-lag)");
+				.withDetail("failure", "The worker is " + DurationFormat.iso(snapshot.tickLag())
+						+ " behind, more than the " + DurationFormat.iso(this.maxTickLag)
+						+ " allowed (management.health.wheeltimer.max-tick-lag)");
 		}
 		else if (snapshot.state() == WheelSnapshot.State.SHUTDOWN) {
 			builder.outOfService();
@@ -58,8 +59,8 @@ public class WheelTimerHealthIndicator extends AbstractHealthIndicator {
 		}
 		builder.withDetail("state", snapshot.state().name())
 			.withDetail("pendingTimeouts", snapshot.pendingTimeouts())
-			.withDetail("tickLag", snapshot.tickLag().toString())
-			.withDetail("maxTickLag", snapshot.maxTickLag().toString());
+			.withDetail("tickLag", DurationFormat.iso(snapshot.tickLag()))
+			.withDetail("maxTickLag", DurationFormat.iso(snapshot.maxTickLag()));
 	}
 
 }

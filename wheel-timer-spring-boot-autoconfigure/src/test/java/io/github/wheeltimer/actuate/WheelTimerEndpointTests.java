@@ -48,17 +48,17 @@ class WheelTimerEndpointTests {
 			WheelTimerEndpoint.WheelTimersDescriptor timers = context.getBean(WheelTimerEndpoint.class).timers();
 			assertThat(timers.timers()).containsOnlyKeys("leasesTimer", "wheelTimer");
 			WheelTimerEndpoint.WheelTimerDescriptor wheelTimer = timers.timers().get("wheelTimer");
-			assertThat(wheelTimer.getState()).isEqualTo("STARTED");
-			assertThat(wheelTimer.getTickDuration()).isEqualTo("PT0.1S");
-			assertThat(wheelTimer.getTicksPerWheel()).isEqualTo(512);
-			assertThat(wheelTimer.getPendingTimeouts()).isOne();
-			assertThat(wheelTimer.getMaxPendingTimeouts()).isZero();
-			assertThat(wheelTimer.getCounters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0));
-			assertThat(wheelTimer.getTickLag()).isEqualTo("PT0S");
-			assertThat(wheelTimer.getMeanLateness()).isEqualTo("PT0S");
-			assertThat(wheelTimer.getWorker().name()).isEqualTo("wheel-timer");
-			assertThat(wheelTimer.getWorker().alive()).isTrue();
-			assertThat(timers.timers().get("leasesTimer").getTicksPerWheel()).isEqualTo(64);
+			assertThat(wheelTimer.state()).isEqualTo("STARTED");
+			assertThat(wheelTimer.tickDuration()).isEqualTo("PT0.1S");
+			assertThat(wheelTimer.ticksPerWheel()).isEqualTo(512);
+			assertThat(wheelTimer.pendingTimeouts()).isOne();
+			assertThat(wheelTimer.maxPendingTimeouts()).isZero();
+			assertThat(wheelTimer.counters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0));
+			assertThat(wheelTimer.tickLag()).isEqualTo("PT0S");
+			assertThat(wheelTimer.meanLateness()).isEqualTo("PT0S");
+			assertThat(wheelTimer.worker().name()).isEqualTo("wheel-timer");
+			assertThat(wheelTimer.worker().alive()).isTrue();
+			assertThat(timers.timers().get("leasesTimer").ticksPerWheel()).isEqualTo(64);
 		});
 	}
 
@@ -74,22 +74,22 @@ class WheelTimerEndpointTests {
 
 			WheelTimerDetailsDescriptor details = context.getBean(WheelTimerEndpoint.class).timer("wheelTimer");
 
-			assertThat(details.getPendingTimeouts()).isEqualTo(14);
-			WheelTimerEndpoint.BucketsDescriptor buckets = details.getBuckets();
+			assertThat(details.pendingTimeouts()).isEqualTo(14);
+			WheelTimerEndpoint.BucketsDescriptor buckets = details.buckets();
 			assertThat(buckets.nonEmpty()).hasSize(buckets.occupied());
 			assertThat(buckets.nonEmpty().stream().mapToInt(WheelSnapshot.Bucket::timeouts).sum()).isEqualTo(14);
 			assertThat(buckets.largest().timeouts()).isGreaterThanOrEqualTo(12 / buckets.occupied());
 			// Soonest first: the plain task at 5 minutes, then nine of the ten-minute reminders.
-			assertThat(details.getNextTimeouts()).hasSize(WheelTimerEndpoint.NEXT_TIMEOUTS);
-			WheelTimerEndpoint.NextTimeoutDescriptor first = details.getNextTimeouts().get(0);
+			assertThat(details.nextTimeouts()).hasSize(WheelTimerEndpoint.NEXT_TIMEOUTS);
+			WheelTimerEndpoint.NextTimeoutDescriptor first = details.nextTimeouts().get(0);
 			assertThat(first.method()).isNull();
 			assertThat(first.task()).startsWith(WheelTimerEndpointTests.class.getName());
-			assertThat(details.getNextTimeouts().subList(1, 10)).allSatisfy((next) -> {
+			assertThat(details.nextTimeouts().subList(1, 10)).allSatisfy((next) -> {
 				assertThat(next.method()).isEqualTo(REMINDERS + ".remindInTenMinutes(String)");
 				assertThat(next.task()).isNull();
 				assertThat(Duration.parse(next.remainingDelay())).isBetween(Duration.ofMinutes(9), Duration.ofMinutes(10));
 			});
-			assertThat(details.getDelayedMethods()).containsExactly(
+			assertThat(details.delayedMethods()).containsExactly(
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0));
@@ -115,8 +115,8 @@ class WheelTimerEndpointTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> timer.counters().running() == 1);
 			try {
 				WheelTimerDetailsDescriptor details = context.getBean(WheelTimerEndpoint.class).timer("wheelTimer");
-				assertThat(details.getNextTimeouts()).isNull();
-				assertThat(details.getCounters().running()).isOne();
+				assertThat(details.nextTimeouts()).isNull();
+				assertThat(details.counters().running()).isOne();
 			}
 			finally {
 				release.countDown();
@@ -183,7 +183,7 @@ class WheelTimerEndpointTests {
 				.isThrownBy(() -> endpoint.stop("wheelTimer", Duration.ofSeconds(-1)))
 				.satisfies((ex) -> assertThat(ex.getReason())
 					.isEqualTo("Invalid drainTimeout 'PT-1S': it must be zero or positive, such as \"PT5S\""));
-			assertThat(endpoint.timers().timers().get("wheelTimer").getState()).isEqualTo("STARTED");
+			assertThat(endpoint.timers().timers().get("wheelTimer").state()).isEqualTo("STARTED");
 		});
 	}
 
