@@ -96,6 +96,8 @@ class WheelTimerEndpointWebTests {
 
 		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)
 			.body("{\"drainTimeout\": \"-PT1S\"}").exchange().expectStatus().isBadRequest();
+		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)
+			.body("{\"drainTimeout\": \"soon\"}").exchange().expectStatus().isBadRequest();
 		this.client.post().uri("/actuator/wheeltimer/nope").contentType(MediaType.APPLICATION_JSON).exchange()
 			.expectStatus().isNotFound();
 
