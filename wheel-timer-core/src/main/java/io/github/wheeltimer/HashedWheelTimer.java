@@ -70,7 +70,9 @@ import java.util.function.Supplier;
  *
  * <h2>Watching it</h2>
  * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, bucket
- * occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread.
+ * occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread;
+ * {@link #counters()} and {@link #tickLag()} read a part of it for less. {@link #nextTimeouts(int)}
+ * asks the worker which pending timeouts fall due first.
  *
  * <h2>Testing with it</h2>
  * Pass a {@link Ticker} to the builder to drive the wheel with a clock of your own instead of

@@ -316,7 +316,7 @@ public class WheelTimerEndpoint {
 			DelayedMethod method = DelayedMethod.of(timeout);
 			String remainingDelay = DurationFormat.iso(timeout.remainingDelay());
 			return (method != null) ? new NextTimeoutDescriptor(method.description(), null, remainingDelay)
-					: new NextTimeoutDescriptor(null, timeout.task().getClass().getName(), remainingDelay);
+					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay);
 		}
 
 	}

@@ -35,7 +35,7 @@ public final class WheelTimerEndpointAutoConfiguration {
 			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<WheelTimerProperties> properties) {
 		WheelTimerProperties configured = properties.getIfAvailable();
 		Duration drainTimeout = (configured != null) ? configured.getShutdown().getDrainTimeout() : Duration.ZERO;
-		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class), registry.getIfAvailable(),
+		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true), registry.getIfAvailable(),
 				drainTimeout);
 	}
 

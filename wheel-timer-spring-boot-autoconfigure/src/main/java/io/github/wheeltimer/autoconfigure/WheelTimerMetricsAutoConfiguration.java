@@ -23,7 +23,7 @@ public final class WheelTimerMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	WheelTimerMetrics wheelTimerMetrics(ListableBeanFactory beanFactory) {
-		return new WheelTimerMetrics(beanFactory.getBeansOfType(HashedWheelTimer.class));
+		return new WheelTimerMetrics(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true));
 	}
 
 }
