@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -11,10 +12,12 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,7 +74,7 @@ import java.util.function.Supplier;
  * <h2>Watching it</h2>
  * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, bucket
  * occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread;
- * {@link #counters()} and {@link #tickLag()} read a part of it for less. {@link #nextTimeouts(int)}
+ * {@link #counters()} and {@link #tickLag()} read a part of it for less. {@link #nextTimeouts(int, Duration)}
  * asks the worker which pending timeouts fall due first.
  *
  * <h2>Testing with it</h2>
@@ -116,9 +119,10 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 *   - the LongAdder counters, and workerArmed (see below).
 	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker
 	 * (if starting the worker fails, the starting thread inherits the queues, as no worker ran).
-	 * It publishes tick, fired, unprocessed, lateness and the maximum lag with opaque stores;
-	 * readers use opaque loads: each is a single-writer value, so readers need freshness, not
-	 * ordering. The current lag is derived by the reader from tick and the wheel's opaque bounds.
+	 * It publishes tick, fired, unprocessed, lateness, awakeSince and the maximum lag with opaque
+	 * stores; readers use opaque loads: each is a single-writer value, so readers need freshness,
+	 * not ordering. The current lag is derived by the reader from them and the wheel's opaque
+	 * bounds, reading the clock first so that a reader's own delay never counts as lag.
 	 *
 	 * Counters: scheduled is counted by the scheduling thread before it enqueues, cancelled is the
 	 * cancellation queue's own index, fired and unprocessed by the worker, expired and failed by
@@ -151,6 +155,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private static final long NOT_STOPPING = Long.MIN_VALUE;
 
+	/** {@code awakeSince} while the worker is parked, has not started, or has ended. */
+	private static final long NOT_AWAKE = Long.MIN_VALUE;
+
 	/** Most queue elements the worker takes in one go before it looks at the clock again. */
 	private static final int TRANSFER_BATCH = 1 << 16;
 
@@ -180,6 +187,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private static final VarHandle LATENESS;
 
+	private static final VarHandle AWAKE_SINCE;
+
 	private static final VarHandle QUERIES;
 
 	static {
@@ -193,6 +202,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			UNPROCESSED = lookup.findVarHandle(HashedWheelTimer.class, "unprocessed", long.class);
 			MAX_TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "maxTickLag", long.class);
 			LATENESS = lookup.findVarHandle(HashedWheelTimer.class, "lateness", long.class);
+			AWAKE_SINCE = lookup.findVarHandle(HashedWheelTimer.class, "awakeSince", long.class);
 			QUERIES = lookup.findVarHandle(HashedWheelTimer.class, "queries", SoonestQuery.class);
 		}
 		catch (ReflectiveOperationException ex) {
@@ -265,7 +275,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private long maxTickLag;
 
+	/** In microseconds, saturating. */
 	private long lateness;
+
+	/** When the worker began its current pass of work; NOT_AWAKE while it parks. */
+	private long awakeSince = NOT_AWAKE;
 
 	private final Wheel wheel;
 
@@ -626,42 +640,71 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long scheduled = this.scheduled.sum();
 		long running = Math.max(0, fired - expired - failed);
 		return new WheelSnapshot.Counters(scheduled, expired, failed, cancelled, rejected, running, unprocessed,
-				Duration.ofNanos(lateness));
+				Duration.of(lateness, ChronoUnit.MICROS));
 	}
 
 	/**
 	 * Returns how far behind the worker is now: how long ago the earliest tick that holds a due
-	 * timeout ended, if the worker has not processed it yet; zero while it keeps up. A worker that
-	 * is blocked (by a task running on it, say) shows a lag that keeps growing. Costs a look at the
-	 * occupancy bits up to the next occupied bucket.
+	 * timeout ended, if the worker has not processed it yet, or how much longer than a tick its
+	 * current pass of work has lasted; zero while it keeps up. A worker that is blocked (by a task
+	 * running on it, say) shows a lag that keeps growing. Costs a look at the occupancy bits up to
+	 * the next occupied bucket.
 	 * @return the lag, zero or positive
 	 */
 	public Duration tickLag() {
-		long processed = (long) TICK.getOpaque(this);
-		long dueTick = this.wheel.findNextDueTick(processed);
-		if (dueTick >= Long.MAX_VALUE / this.tickNanos) {
-			return Duration.ZERO;
-		}
-		return Duration.ofNanos(Math.max(0, elapsedNanos() - (dueTick + 1) * this.tickNanos));
+		long now = elapsedNanos();
+		long awakeSince = (long) AWAKE_SINCE.getOpaque(this);
+		long busyTooLong = (awakeSince == NOT_AWAKE) ? 0 : now - awakeSince - this.tickNanos;
+		long dueTick = this.wheel.findNextDueTick((long) TICK.getOpaque(this));
+		long dueTickEnded = (dueTick >= Long.MAX_VALUE / this.tickNanos) ? 0 : now - (dueTick + 1) * this.tickNanos;
+		return Duration.ofNanos(Math.max(0, Math.max(busyTooLong, dueTickEnded)));
 	}
 
 	/**
 	 * Returns the pending timeouts that fall due first, soonest first: at most {@code limit} of
-	 * them. Only the worker thread may walk the buckets, so it answers, between two ticks: the
-	 * future completes within about one tick, or later while a task runs on the worker thread, so
-	 * wait for it with a time limit. It costs the worker a walk of the buckets due soonest (buckets
-	 * whose earliest deadline comes after a full answer are skipped), and nothing while no one
-	 * asks. The answer is empty once the timer has stopped or before its worker started. Timeouts
-	 * still on their way to the wheel (scheduled within the last tick, on a busy wheel) may be
-	 * missing from it, and a timeout in it may have fired or been cancelled since.
+	 * them. Only the worker thread may walk the buckets, so the calling thread asks it and waits:
+	 * the worker answers between two ticks, within about one tick, or later while a task runs on
+	 * the worker thread. Callers asking at the same moment share one walk of the buckets, which
+	 * skips every bucket whose earliest deadline comes after a full answer; not asking costs the
+	 * worker nothing. The answer is empty before the worker started and once the timer has stopped.
+	 * Timeouts scheduled within the last tick may still be on their way to the wheel and missing
+	 * from it, and a timeout in it may have fired or been cancelled since.
 	 * @param limit the most timeouts to return, zero or more
-	 * @return the timeouts' future
+	 * @param maxWait how long to wait for the worker's answer
+	 * @return the timeouts, an immutable list
 	 * @throws IllegalArgumentException if {@code limit} is negative
+	 * @throws TimeoutException if the worker did not answer within {@code maxWait}
+	 * @throws InterruptedException if the calling thread was interrupted while waiting
 	 */
-	public CompletableFuture<List<Timeout>> nextTimeouts(int limit) {
+	public List<Timeout> nextTimeouts(int limit, Duration maxWait) throws TimeoutException, InterruptedException {
 		if (limit < 0) {
 			throw new IllegalArgumentException("limit must be zero or more, was " + limit);
 		}
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (Thread.currentThread() == this.workerThread) {
+			// A task running on the worker: the thread that owns the buckets may walk them.
+			return this.wheel.soonest((long) TICK.getOpaque(this), limit);
+		}
+		try {
+			return askWorkerForSoonest(limit).get(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
+		}
+	}
+
+	/**
+	 * Puts the question to the worker. The future completes on the worker thread, so it must not
+	 * leave this package: a caller's callback on it would run there and hold up every timeout.
+	 */
+	CompletableFuture<List<Timeout>> askWorkerForSoonest(int limit) {
 		SoonestQuery query = new SoonestQuery(limit);
 		if (this.state == INIT || limit == 0) {
 			query.answer.complete(List.of());
@@ -811,6 +854,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					finish(failure);
 				}
 				finally {
+					AWAKE_SINCE.setOpaque(HashedWheelTimer.this, NOT_AWAKE);
 					runningInstances.decrementAndGet();
 					HashedWheelTimer.this.terminated.countDown();
 					answerQueriesAfterTermination();
@@ -820,6 +864,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private void loop() {
 			while (true) {
+				AWAKE_SINCE.setOpaque(HashedWheelTimer.this, elapsedNanos());
 				boolean moreCancellations = processCancellations();
 				if (isStopDue()) {
 					return;
@@ -856,16 +901,27 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos > timer.stopDeadline;
 		}
 
+		/** One walk answers every waiting query, each with the head of the longest answer. */
 		private void answerQueries() {
 			HashedWheelTimer timer = HashedWheelTimer.this;
-			for (SoonestQuery query = (SoonestQuery) QUERIES.getAndSet(timer, null); query != null; query = query.next) {
-				try {
-					query.answer.complete(timer.wheel.soonest(this.processed, query.limit));
-				}
-				catch (RuntimeException | Error ex) {
-					// Out of memory for a huge limit, say: the asker hears of it, the worker goes on.
+			SoonestQuery queries = (SoonestQuery) QUERIES.getAndSet(timer, null);
+			int longest = 0;
+			for (SoonestQuery query = queries; query != null; query = query.next) {
+				longest = Math.max(longest, query.limit);
+			}
+			List<Timeout> soonest;
+			try {
+				soonest = timer.wheel.soonest(this.processed, longest);
+			}
+			catch (RuntimeException | Error ex) {
+				// Out of memory for a huge limit, say: the askers hear of it, the worker goes on.
+				for (SoonestQuery query = queries; query != null; query = query.next) {
 					query.answer.completeExceptionally(ex);
 				}
+				return;
+			}
+			for (SoonestQuery query = queries; query != null; query = query.next) {
+				query.answer.complete((soonest.size() <= query.limit) ? soonest : soonest.subList(0, query.limit));
 			}
 		}
 
@@ -959,11 +1015,16 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 			HashedWheelTimer timer = HashedWheelTimer.this;
 			FIRED.setOpaque(timer, timer.fired + 1);
-			LATENESS.setOpaque(timer, timer.lateness + Math.max(0, this.firingAt - timeout.deadline));
+			long lateMicros = Math.max(0, this.firingAt - timeout.deadline) / 1_000;
+			// Saturates: 100,000 fires a second, 50 ms late each, would overflow a nanosecond sum in weeks.
+			LATENESS.setOpaque(timer, (timer.lateness > Long.MAX_VALUE - lateMicros) ? Long.MAX_VALUE
+					: timer.lateness + lateMicros);
 			releasePending(1);
 			Executor executor = HashedWheelTimer.this.taskExecutor;
 			if (executor == null) {
 				runTask(timeout);
+				// The task took the worker's time: whatever it hands to run next is that much later.
+				this.firingAt = elapsedNanos();
 				return;
 			}
 			try {
@@ -1000,6 +1061,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					return;
 				}
 			}
+			AWAKE_SINCE.setOpaque(timer, NOT_AWAKE);
 			timer.ticker.park((wakeAt == Long.MAX_VALUE) ? Long.MAX_VALUE : wakeAt - now);
 			// A stray interrupt would make every later park return at once.
 			Thread.interrupted();

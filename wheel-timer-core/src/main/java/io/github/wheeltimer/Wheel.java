@@ -3,6 +3,7 @@ package io.github.wheeltimer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -225,7 +226,7 @@ final class Wheel {
 		}
 		List<Timeout> soonestFirst = new ArrayList<>(latestFirst);
 		soonestFirst.sort(Comparator.comparingLong((timeout) -> ((HashedWheelTimeout) timeout).deadline));
-		return soonestFirst;
+		return Collections.unmodifiableList(soonestFirst);
 	}
 
 	/** The first occupied bucket in the order the hand reaches them from {@code hand}, or -1. */

@@ -4,13 +4,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class HashedWheelTimerNextTimeoutsTests {
@@ -71,28 +74,77 @@ class HashedWheelTimerNextTimeoutsTests {
 	}
 
 	@Test
-	void aWorkerParkedUntilAFarTimeoutIsWokenToAnswer() {
+	void aWorkerParkedUntilAFarTimeoutIsWokenToAnswer() throws Exception {
 		Timeout far = this.timer.newTimeout(NOTHING, Duration.ofMinutes(30));
 		this.ticker.awaitIdle();
 		assertThat(this.ticker.idleSleepRemaining()).isGreaterThan(Duration.ofMinutes(29));
 
 		// The clock does not move: only the query's signal can wake the worker.
-		assertThat(this.timer.nextTimeouts(1).orTimeout(10, TimeUnit.SECONDS).join()).containsExactly(far);
+		assertThat(this.timer.nextTimeouts(1, Duration.ofSeconds(10))).containsExactly(far);
 	}
 
 	@Test
-	void isEmptyBeforeTheWorkerStartsAndAfterTheTimerStops() {
-		// Answered at once: no worker ever runs to walk a wheel, so none is asked.
-		assertThat(this.timer.nextTimeouts(5)).isCompletedWithValue(List.of());
+	void isEmptyBeforeTheWorkerStartsAndAfterTheTimerStops() throws Exception {
+		// Answered at once, without waiting: there is no worker to walk a wheel.
+		assertThat(this.timer.nextTimeouts(5, Duration.ZERO)).isEmpty();
 		this.timer.newTimeout(NOTHING, Duration.ofMinutes(1));
 		this.timer.stop();
-		assertThat(this.timer.nextTimeouts(5)).isCompletedWithValue(List.of());
+		assertThat(this.timer.nextTimeouts(5, Duration.ZERO)).isEmpty();
 	}
 
 	@Test
 	void refusesANegativeLimit() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.timer.nextTimeouts(-1))
+		assertThatIllegalArgumentException().isThrownBy(() -> this.timer.nextTimeouts(-1, Duration.ZERO))
 			.withMessage("limit must be zero or more, was -1");
+	}
+
+	@Test
+	void aWorkerThatDoesNotAnswerInTimeIsATimeout() throws Exception {
+		CountDownLatch blocking = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		// A task on the worker thread: the worker cannot answer until it returns.
+		this.timer.newTimeout((timeout) -> {
+			blocking.countDown();
+			Latches.awaitQuietly(release);
+		}, TICK);
+		this.timer.newTimeout(NOTHING, Duration.ofMinutes(5));
+		this.ticker.awaitIdle();
+		this.ticker.advance(TICK.multipliedBy(2));
+		try {
+			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThatExceptionOfType(TimeoutException.class)
+				.isThrownBy(() -> this.timer.nextTimeouts(5, Duration.ofMillis(50)));
+		}
+		finally {
+			release.countDown();
+		}
+	}
+
+	@Test
+	void aTaskRunningOnTheWorkerThreadGetsItsAnswerThere() {
+		CompletableFuture<List<Timeout>> seenByTask = new CompletableFuture<>();
+		this.timer.newTimeout((timeout) -> seenByTask.complete(this.timer.nextTimeouts(5, Duration.ZERO)), TICK);
+		Timeout later = this.timer.newTimeout(NOTHING, Duration.ofMinutes(5));
+		this.ticker.awaitIdle();
+		this.ticker.advanceInSteps(TICK.multipliedBy(2), TICK);
+
+		assertThat(seenByTask).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(List.of(later));
+	}
+
+	@Test
+	void questionsAskedTogetherShareOneWalkAndEachGetsItsOwnLength() {
+		List<Timeout> pending = new ArrayList<>();
+		for (int i = 1; i <= 6; i++) {
+			pending.add(this.timer.newTimeout(NOTHING, TICK.multipliedBy(4 * i)));
+		}
+		this.ticker.awaitIdle();
+		List<CompletableFuture<List<Timeout>>> answers = List.of(this.timer.askWorkerForSoonest(2),
+				this.timer.askWorkerForSoonest(5), this.timer.askWorkerForSoonest(1));
+		answerAsked(answers.get(0));
+
+		assertThat(answers.get(0).join()).containsExactlyElementsOf(pending.subList(0, 2));
+		assertThat(answers.get(1).join()).containsExactlyElementsOf(pending.subList(0, 5));
+		assertThat(answers.get(2).join()).containsExactlyElementsOf(pending.subList(0, 1));
 	}
 
 	@Test
@@ -103,39 +155,47 @@ class HashedWheelTimerNextTimeoutsTests {
 		}
 		int threads = 4;
 		CountDownLatch start = new CountDownLatch(1);
-		List<CompletableFuture<List<CompletableFuture<List<Timeout>>>>> askers = new ArrayList<>();
+		List<CompletableFuture<List<Integer>>> askers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			askers.add(CompletableFuture.supplyAsync(() -> {
 				Latches.awaitQuietly(start);
-				List<CompletableFuture<List<Timeout>>> answers = new ArrayList<>();
-				for (int n = 0; n < 2_000; n++) {
-					answers.add(realClock.nextTimeouts(3));
+				List<Integer> sizes = new ArrayList<>();
+				try {
+					for (int n = 0; n < 2_000; n++) {
+						sizes.add(realClock.nextTimeouts(3, Duration.ofSeconds(10)).size());
+					}
 				}
-				return answers;
+				catch (Exception ex) {
+					throw new CompletionException(ex);
+				}
+				return sizes;
 			}, (runnable) -> new Thread(runnable).start()));
 		}
 		start.countDown();
 		realClock.stop();
 
-		for (CompletableFuture<List<CompletableFuture<List<Timeout>>>> asker : askers) {
-			for (CompletableFuture<List<Timeout>> answer : asker.get(30, TimeUnit.SECONDS)) {
-				// Answered before the stop (the three soonest), or after it (nothing is left).
-				assertThat(answer.get(10, TimeUnit.SECONDS)).hasSizeBetween(0, 3);
-			}
+		for (CompletableFuture<List<Integer>> asker : askers) {
+			// Every question answered: before the stop (the three soonest) or after it (nothing left).
+			assertThat(asker.get(60, TimeUnit.SECONDS)).hasSize(2_000).allSatisfy((size) -> assertThat(size).isIn(0, 3));
 		}
 	}
 
-	/**
-	 * Asks, and lets the tick end if the worker is not woken to answer: after two signals within
-	 * one tick it sleeps to the tick's end instead (see the timer's wake-up rules).
-	 */
 	private List<Timeout> nextTimeouts(int limit) {
-		CompletableFuture<List<Timeout>> answer = this.timer.nextTimeouts(limit);
+		CompletableFuture<List<Timeout>> answer = this.timer.askWorkerForSoonest(limit);
+		answerAsked(answer);
+		return answer.join();
+	}
+
+	/**
+	 * Lets the tick end if the worker is not woken to answer: after two signals within one tick
+	 * it sleeps to the tick's end instead (see the timer's wake-up rules).
+	 */
+	private void answerAsked(CompletableFuture<List<Timeout>> answer) {
 		this.ticker.awaitIdle();
 		if (!answer.isDone()) {
 			this.ticker.advance(TICK);
 		}
-		return answer.orTimeout(10, TimeUnit.SECONDS).join();
+		answer.orTimeout(10, TimeUnit.SECONDS).join();
 	}
 
 }

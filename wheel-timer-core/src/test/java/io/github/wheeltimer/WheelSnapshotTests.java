@@ -93,6 +93,45 @@ class WheelSnapshotTests {
 	}
 
 	@Test
+	void tickLagGrowsWhileABlockedWorkerLeavesNewTimeoutsOutsideTheWheel() throws Exception {
+		CountDownLatch blocking = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		this.timer.newTimeout((t) -> {
+			blocking.countDown();
+			Latches.awaitQuietly(release);
+		}, Duration.ofMillis(50));
+		this.ticker.awaitIdle();
+		try {
+			this.ticker.advance(TICK);
+			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			// The wheel is empty; these wait in the queue the blocked worker does not read.
+			for (int i = 0; i < 10; i++) {
+				this.timer.newTimeout((t) -> { }, TICK);
+			}
+			this.ticker.advance(Duration.ofMinutes(10));
+			assertThat(this.timer.tickLag()).as("the worker's pass began 10 minutes ago; a tick of that is normal")
+				.isEqualTo(Duration.ofMinutes(10).minus(TICK));
+		}
+		finally {
+			release.countDown();
+		}
+		this.ticker.awaitIdle();
+		assertThat(this.timer.tickLag()).isZero();
+	}
+
+	@Test
+	void latenessCountsTheTimeATaskOnTheWorkerHeldUpTheNextOne() {
+		// Both due in tick 0; the first task takes 500 ms of clock on the worker thread.
+		this.timer.newTimeout((t) -> this.ticker.advance(Duration.ofMillis(500)), Duration.ofMillis(50));
+		this.timer.newTimeout((t) -> { }, Duration.ofMillis(50));
+		this.ticker.advanceInSteps(TICK, TICK);
+		this.ticker.awaitIdle();
+
+		assertThat(this.timer.counters().fired()).isEqualTo(2);
+		assertThat(this.timer.counters().lateness()).isEqualTo(Duration.ofMillis(50 + 550));
+	}
+
+	@Test
 	void latenessAddsUpHowLongAfterItsDeadlineEachTimeoutWasHandedToRun() {
 		// Deadlines at 10, 50 and 90 ms of tick 0, all fired when it ends at 100 ms.
 		this.timer.newTimeout((t) -> { }, Duration.ofMillis(10));

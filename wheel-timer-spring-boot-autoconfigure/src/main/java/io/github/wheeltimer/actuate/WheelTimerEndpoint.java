@@ -7,9 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.wheeltimer.HashedWheelTimer;
@@ -104,7 +101,7 @@ public class WheelTimerEndpoint {
 		}
 		// The worker moves new timeouts into the buckets before it answers: a snapshot taken after
 		// the answer shows them in the buckets too.
-		List<Timeout> nextTimeouts = await(timer.nextTimeouts(NEXT_TIMEOUTS), timer.snapshot().tickDuration());
+		List<Timeout> nextTimeouts = nextTimeouts(timer);
 		WheelSnapshot snapshot = timer.snapshot();
 		List<DelayedMethodDescriptor> methods = (this.registry != null) ? this.registry.methods()
 			.stream()
@@ -155,12 +152,13 @@ public class WheelTimerEndpoint {
 	 * The worker answers between ticks; a worker busy with a task of its own thread may not. The
 	 * wait covers a tick and then some, within bounds that keep a request short.
 	 */
-	private static @Nullable List<Timeout> await(CompletableFuture<List<Timeout>> answer, Duration tick) {
-		long waitMillis = Math.min(Math.max(tick.toMillis() * 2, 1_000), 5_000);
+	private static @Nullable List<Timeout> nextTimeouts(HashedWheelTimer timer) {
+		long tickMillis = timer.snapshot().tickDuration().toMillis();
+		Duration wait = Duration.ofMillis(Math.min(Math.max(tickMillis * 2, 1_000), 5_000));
 		try {
-			return answer.get(waitMillis, TimeUnit.MILLISECONDS);
+			return timer.nextTimeouts(NEXT_TIMEOUTS, wait);
 		}
-		catch (TimeoutException | ExecutionException ex) {
+		catch (TimeoutException ex) {
 			return null;
 		}
 		catch (InterruptedException ex) {
