@@ -835,6 +835,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
 
+		/** When the current pass of work began: the worker's copy of awakeSince. */
+		private long passStart = NOT_AWAKE;
+
 		/** When the timeouts being fired were taken up: each one's lateness counts to here. */
 		private long firingAt;
 
@@ -864,7 +867,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private void loop() {
 			while (true) {
-				AWAKE_SINCE.setOpaque(HashedWheelTimer.this, elapsedNanos());
+				startPass(elapsedNanos());
 				boolean moreCancellations = processCancellations();
 				if (isStopDue()) {
 					return;
@@ -888,6 +891,25 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					}
 					sleep();
 				}
+			}
+		}
+
+		/**
+		 * Begins a pass of work: readers count the lag of a pass that outlasts a tick from here.
+		 * The pass before, if the worker went straight on without parking, ends now.
+		 */
+		private void startPass(long now) {
+			endPass(now);
+			this.passStart = now;
+			AWAKE_SINCE.setOpaque(HashedWheelTimer.this, now);
+		}
+
+		/** Ends a pass: one that outlasted its tick is lag, kept if it is the worst so far. */
+		private void endPass(long now) {
+			if (this.passStart != NOT_AWAKE) {
+				recordMaxLag(now - this.passStart - HashedWheelTimer.this.tickNanos);
+				this.passStart = NOT_AWAKE;
+				AWAKE_SINCE.setOpaque(HashedWheelTimer.this, NOT_AWAKE);
 			}
 		}
 
@@ -1061,7 +1083,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					return;
 				}
 			}
-			AWAKE_SINCE.setOpaque(timer, NOT_AWAKE);
+			endPass(now);
 			timer.ticker.park((wakeAt == Long.MAX_VALUE) ? Long.MAX_VALUE : wakeAt - now);
 			// A stray interrupt would make every later park return at once.
 			Thread.interrupted();

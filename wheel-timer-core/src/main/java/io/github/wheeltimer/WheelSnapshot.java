@@ -24,7 +24,7 @@ import java.util.Objects;
  * @param tickLag how far behind the worker is now: how long ago the earliest tick that holds a due
  * timeout ended, if the worker has not processed it yet; zero while it keeps up
  * @param maxTickLag the largest lag so far: how late the worker, at worst, began to process a tick
- * that had timeouts due
+ * that had timeouts due, or how much longer than a tick one pass of its work lasted
  * @param buckets the buckets that hold timeouts, in bucket order
  * @param worker the worker thread
  */

@@ -117,6 +117,8 @@ class WheelSnapshotTests {
 		}
 		this.ticker.awaitIdle();
 		assertThat(this.timer.tickLag()).isZero();
+		assertThat(this.timer.snapshot().maxTickLag()).as("the worst lag is kept once the worker catches up")
+			.isEqualTo(Duration.ofMinutes(10).minus(TICK));
 	}
 
 	@Test
