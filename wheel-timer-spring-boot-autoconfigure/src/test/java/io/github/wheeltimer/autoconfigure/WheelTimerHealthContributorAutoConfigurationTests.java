@@ -37,6 +37,15 @@ class WheelTimerHealthContributorAutoConfigurationTests {
 	}
 
 	@Test
+	void theApplicationsShutdownTakesTheTimerOutOfService() {
+		this.contextRunner.run((context) -> {
+			HealthIndicator indicator = context.getBean("wheelTimerHealthContributor", HealthIndicator.class);
+			context.getSourceApplicationContext().stop();
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+		});
+	}
+
+	@Test
 	void severalTimersGiveAContributorPerBeanName() {
 		this.contextRunner.withUserConfiguration(TwoTimersConfiguration.class).run((context) -> {
 			HealthContributor contributor = context.getBean("wheelTimerHealthContributor", HealthContributor.class);
