@@ -100,23 +100,19 @@ class HashedWheelTimerNextTimeoutsTests {
 
 	@Test
 	void aWorkerThatDoesNotAnswerInTimeIsATimeout() throws Exception {
-		CountDownLatch blocking = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
+		BlockingTask blocking = new BlockingTask();
 		// A task on the worker thread: the worker cannot answer until it returns.
-		this.timer.newTimeout((timeout) -> {
-			blocking.countDown();
-			Latches.awaitQuietly(release);
-		}, TICK);
+		this.timer.newTimeout(blocking, TICK);
 		this.timer.newTimeout(NOTHING, Duration.ofMinutes(5));
 		this.ticker.awaitIdle();
 		this.ticker.advance(TICK.multipliedBy(2));
 		try {
-			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			blocking.awaitRunning();
 			assertThatExceptionOfType(TimeoutException.class)
 				.isThrownBy(() -> this.timer.nextTimeouts(5, Duration.ofMillis(50)));
 		}
 		finally {
-			release.countDown();
+			blocking.release();
 		}
 	}
 

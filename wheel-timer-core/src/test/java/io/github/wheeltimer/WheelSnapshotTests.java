@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -63,18 +62,14 @@ class WheelSnapshotTests {
 
 	@Test
 	void tickLagGrowsWhileTheWorkerIsBlockedAndTheWorstLagIsKept() throws Exception {
-		CountDownLatch blocking = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
+		BlockingTask blocking = new BlockingTask();
 		// A task that blocks the worker thread in tick 1; another timeout is due in tick 2.
-		this.timer.newTimeout((t) -> {
-			blocking.countDown();
-			Latches.awaitQuietly(release);
-		}, Duration.ofMillis(150));
+		this.timer.newTimeout(blocking, Duration.ofMillis(150));
 		this.timer.newTimeout((t) -> { }, Duration.ofMillis(250));
 		this.ticker.awaitIdle();
 		try {
 			this.ticker.advance(Duration.ofMillis(200));
-			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			blocking.awaitRunning();
 			assertThat(this.timer.tickLag()).as("tick 2 has not ended").isZero();
 
 			this.ticker.advance(Duration.ofMillis(400));
@@ -83,7 +78,7 @@ class WheelSnapshotTests {
 			assertThat(this.timer.snapshot().tickLag()).isEqualTo(Duration.ofMillis(400));
 		}
 		finally {
-			release.countDown();
+			blocking.release();
 		}
 		this.ticker.awaitIdle();
 		WheelSnapshot snapshot = this.timer.snapshot();
@@ -94,16 +89,12 @@ class WheelSnapshotTests {
 
 	@Test
 	void tickLagGrowsWhileABlockedWorkerLeavesNewTimeoutsOutsideTheWheel() throws Exception {
-		CountDownLatch blocking = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		this.timer.newTimeout((t) -> {
-			blocking.countDown();
-			Latches.awaitQuietly(release);
-		}, Duration.ofMillis(50));
+		BlockingTask blocking = new BlockingTask();
+		this.timer.newTimeout(blocking, Duration.ofMillis(50));
 		this.ticker.awaitIdle();
 		try {
 			this.ticker.advance(TICK);
-			assertThat(blocking.await(10, TimeUnit.SECONDS)).isTrue();
+			blocking.awaitRunning();
 			// The wheel is empty; these wait in the queue the blocked worker does not read.
 			for (int i = 0; i < 10; i++) {
 				this.timer.newTimeout((t) -> { }, TICK);
@@ -113,7 +104,7 @@ class WheelSnapshotTests {
 				.isEqualTo(Duration.ofMinutes(10).minus(TICK));
 		}
 		finally {
-			release.countDown();
+			blocking.release();
 		}
 		this.ticker.awaitIdle();
 		assertThat(this.timer.tickLag()).isZero();
