@@ -174,7 +174,8 @@ class HashedWheelTimerStopTests {
 		assertThat(unprocessed).containsExactly(dueAfterDrain);
 		assertThat(dueAfterDrain.isCancelled()).isTrue();
 		assertThat(this.runs).hasValue(2);
-		assertThat(this.timer.snapshot().counters()).isEqualTo(new WheelSnapshot.Counters(3, 2, 0, 0, 1, 0, 1, TICK.multipliedBy(2)));
+		assertThat(this.timer.snapshot().counters())
+			.isEqualTo(new WheelSnapshot.Counters(3, 2, 0, 0, 1, 0, 1, TICK.multipliedBy(2)));
 	}
 
 	@Test

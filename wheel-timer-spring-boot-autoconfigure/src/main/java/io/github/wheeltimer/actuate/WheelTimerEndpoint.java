@@ -141,10 +141,11 @@ public class WheelTimerEndpoint {
 		if (!calls.isEmpty()) {
 			logger.warn(calls.describe(name) + " (stopped through the wheeltimer endpoint)");
 		}
-		else {
+		else if (!alreadyStopped) {
 			logger.info("Timer '" + name + "' stopped through the wheeltimer endpoint");
 		}
-		return new StopReportDescriptor(name, timer.snapshot().state().name(), alreadyStopped, DurationFormat.iso(drain),
+		String state = timer.snapshot().state().name();
+		return new StopReportDescriptor(name, state, alreadyStopped, DurationFormat.iso(drain),
 				DurationFormat.iso(took), timer.counters().fired() - firedBefore, calls);
 	}
 

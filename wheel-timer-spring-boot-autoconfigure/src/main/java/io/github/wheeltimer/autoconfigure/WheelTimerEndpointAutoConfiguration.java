@@ -35,8 +35,8 @@ public final class WheelTimerEndpointAutoConfiguration {
 			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<WheelTimerProperties> properties) {
 		WheelTimerProperties configured = properties.getIfAvailable();
 		Duration drainTimeout = (configured != null) ? configured.getShutdown().getDrainTimeout() : Duration.ZERO;
-		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true), registry.getIfAvailable(),
-				drainTimeout);
+		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true),
+				registry.getIfAvailable(), drainTimeout);
 	}
 
 	@Bean
