@@ -133,8 +133,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * -------------------------------------
 	 * The worker sleeps until the next tick that has a due timeout, or for ever when the wheel is
 	 * empty. Before a sleep that ends later than the next tick boundary it sets workerArmed = 1
-	 * and then checks both queues and the query stack once more; a thread that enqueues checks workerArmed after its
-	 * enqueue, and whoever flips it 1 -> 0 unparks the worker. Both sides write then read
+	 * and then checks both queues and the query stack once more; a thread that enqueues checks
+	 * workerArmed after its enqueue, and whoever flips it 1 -> 0 unparks the worker. Both sides write then read
 	 * volatiles (Dekker), so either the worker sees the new element or the enqueuer sees the flag:
 	 * nothing waits longer than one tick to reach the wheel. A sleep that ends at the next
 	 * boundary is not armed: its elements are picked up at that boundary anyway. A worker woken
@@ -613,11 +613,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	public WheelSnapshot snapshot() {
 		int state = this.state;
 		WheelSnapshot.Counters counters = counters();
-		long pending = counters.scheduled() - counters.fired() - counters.cancelled() - counters.unprocessed();
+		long pending = pending(counters.scheduled(), counters.fired(), counters.unprocessed(), counters.cancelled());
 		long currentTick = currentTick(state);
 		Thread thread = this.workerThread;
 		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.ticksPerWheel(),
-				currentTick, Math.max(0, pending), this.maxPendingTimeouts, counters, tickLag(),
+				currentTick, pending, this.maxPendingTimeouts, counters, tickLag(),
 				Duration.ofNanos((long) MAX_TICK_LAG.getOpaque(this)), this.wheel.occupancy(currentTick),
 				new WheelSnapshot.Worker((thread != null) ? thread.getName() : null, thread != null && thread.isAlive(),
 						this.workerFailure));
@@ -835,9 +835,6 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
 
-		/** When the current pass of work began: the worker's copy of awakeSince. */
-		private long passStart = NOT_AWAKE;
-
 		/** When the timeouts being fired were taken up: each one's lateness counts to here. */
 		private long firingAt;
 
@@ -900,15 +897,15 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		 */
 		private void startPass(long now) {
 			endPass(now);
-			this.passStart = now;
 			AWAKE_SINCE.setOpaque(HashedWheelTimer.this, now);
 		}
 
 		/** Ends a pass: one that outlasted its tick is lag, kept if it is the worst so far. */
 		private void endPass(long now) {
-			if (this.passStart != NOT_AWAKE) {
-				recordMaxLag(now - this.passStart - HashedWheelTimer.this.tickNanos);
-				this.passStart = NOT_AWAKE;
+			// The worker is awakeSince's only writer: a plain read sees its own last store.
+			long passStart = HashedWheelTimer.this.awakeSince;
+			if (passStart != NOT_AWAKE) {
+				recordMaxLag(now - passStart - HashedWheelTimer.this.tickNanos);
 				AWAKE_SINCE.setOpaque(HashedWheelTimer.this, NOT_AWAKE);
 			}
 		}

@@ -224,8 +224,8 @@ final class Wheel {
 				}
 			}
 		}
-		List<Timeout> soonestFirst = new ArrayList<>(latestFirst);
-		soonestFirst.sort(Comparator.comparingLong((timeout) -> ((HashedWheelTimeout) timeout).deadline));
+		List<HashedWheelTimeout> soonestFirst = new ArrayList<>(latestFirst);
+		soonestFirst.sort(byDeadline);
 		return Collections.unmodifiableList(soonestFirst);
 	}
 

@@ -60,6 +60,9 @@ public class WheelTimerEndpoint {
 
 	private final Map<String, HashedWheelTimer> timers;
 
+	/** How long a timer's details wait for its worker to list the next timeouts, by bean name. */
+	private final Map<String, Duration> answerWaits = new TreeMap<>();
+
 	private final @Nullable DelayedMethodRegistry registry;
 
 	private final Duration defaultDrainTimeout;
@@ -73,6 +76,7 @@ public class WheelTimerEndpoint {
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
 			Duration defaultDrainTimeout) {
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
+		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
 		this.registry = registry;
 		this.defaultDrainTimeout = defaultDrainTimeout;
 	}
@@ -101,7 +105,7 @@ public class WheelTimerEndpoint {
 		}
 		// The worker moves new timeouts into the buckets before it answers: a snapshot taken after
 		// the answer shows them in the buckets too.
-		List<Timeout> nextTimeouts = nextTimeouts(timer);
+		List<Timeout> nextTimeouts = nextTimeouts(timer, this.answerWaits.get(name));
 		WheelSnapshot snapshot = timer.snapshot();
 		List<DelayedMethodDescriptor> methods = (this.registry != null) ? this.registry.methods()
 			.stream()
@@ -153,9 +157,11 @@ public class WheelTimerEndpoint {
 	 * The worker answers between ticks; a worker busy with a task of its own thread may not. The
 	 * wait covers a tick and then some, within bounds that keep a request short.
 	 */
-	private static @Nullable List<Timeout> nextTimeouts(HashedWheelTimer timer) {
-		long tickMillis = timer.snapshot().tickDuration().toMillis();
-		Duration wait = Duration.ofMillis(Math.min(Math.max(tickMillis * 2, 1_000), 5_000));
+	private static Duration answerWait(Duration tick) {
+		return Duration.ofMillis(Math.min(Math.max(tick.toMillis() * 2, 1_000), 5_000));
+	}
+
+	private static @Nullable List<Timeout> nextTimeouts(HashedWheelTimer timer, Duration wait) {
 		try {
 			return timer.nextTimeouts(NEXT_TIMEOUTS, wait);
 		}

@@ -59,7 +59,7 @@ public final class DelayedMethod {
 
 	/**
 	 * Returns the {@link DelayedExecution} method whose call a timeout holds, such as one listed
-	 * by {@link io.github.wheeltimer.HashedWheelTimer#nextTimeouts(int)} or returned by a stop.
+	 * by {@link io.github.wheeltimer.HashedWheelTimer#nextTimeouts(int, java.time.Duration)} or returned by a stop.
 	 * @param timeout a timeout of any timer
 	 * @return the method, or {@code null} if the timeout runs a plain
 	 * {@link io.github.wheeltimer.TimerTask}
