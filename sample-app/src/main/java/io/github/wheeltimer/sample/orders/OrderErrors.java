@@ -1,0 +1,38 @@
+package io.github.wheeltimer.sample.orders;
+
+import org.springframework.core.task.TaskRejectedException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Turns the orders' failures into problem details (RFC 9457) that say what went wrong.
+ */
+@RestControllerAdvice(assignableTypes = OrderController.class)
+class OrderErrors {
+
+	@ExceptionHandler
+	ProblemDetail notFound(OrderNotFoundException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail tooLate(PaymentTooLateException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail badArgument(IllegalArgumentException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
+	}
+
+	/**
+	 * The timer refused the delayed cancellation: it was stopped (from the page, for instance).
+	 */
+	@ExceptionHandler
+	ProblemDetail timerRefused(TaskRejectedException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+	}
+
+}

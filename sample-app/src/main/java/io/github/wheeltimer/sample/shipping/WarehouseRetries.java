@@ -1,0 +1,34 @@
+package io.github.wheeltimer.sample.shipping;
+
+import java.util.concurrent.CompletableFuture;
+
+import io.github.wheeltimer.annotation.DelayedExecution;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Sends an order to the warehouse again, later: the delayed retry of the timing-wheel literature
+ * (Dubbo retries failed registry calls this way).
+ */
+@Component
+class WarehouseRetries {
+
+	private final Warehouse warehouse;
+
+	WarehouseRetries(Warehouse warehouse) {
+		this.warehouse = warehouse;
+	}
+
+	/**
+	 * Sends the order again, {@code sample.shipping.retry-delay} after the call. The returned
+	 * future completes when it has been sent, or exceptionally with the warehouse's
+	 * {@link WarehouseUnavailableException}: that is what lets {@link Shipping} chain the next
+	 * attempt without blocking a thread in between.
+	 */
+	@DelayedExecution(delayString = "${sample.shipping.retry-delay}")
+	public CompletableFuture<Void> shipAgain(String orderId) {
+		this.warehouse.ship(orderId);
+		return CompletableFuture.completedFuture(null);
+	}
+
+}

@@ -1,0 +1,365 @@
+// Draws the timer's wheel from the Actuator endpoint, twice a second. No framework, no build step.
+
+const TIMER_URL = 'actuator/wheeltimer/wheelTimer';
+const ORDERS_URL = 'orders?limit=8';
+const REFRESH_MS = 500;
+const SVG = 'http://www.w3.org/2000/svg';
+const RING = { inner: 165, outer: 235, roundsFrom: 246, roundsStep: 9, maxRoundDots: 3, labels: 286 };
+const ITEMS = ['a teapot', 'a lamp', 'two mugs', 'a kettle', 'a rug', 'a chair', 'a clock', 'a plant'];
+
+const $ = (id) => document.getElementById(id);
+
+const view = {
+	bucketCount: 0,
+	segments: [],       // one <path> per bucket
+	// The last sample of the worker's tick, and when it was taken, so the hand can sweep smoothly
+	// between two refreshes instead of jumping five buckets at a time.
+	tick: null,
+	tickMs: 100,
+	sampledAt: 0,
+	running: false,
+	state: null,
+	orders: [],
+};
+
+// ---- reading the endpoint ----------------------------------------------------------------------
+
+async function getJson(url) {
+	const response = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store' });
+	if (!response.ok) {
+		throw new Error(`${url}: HTTP ${response.status}`);
+	}
+	return response.json();
+}
+
+async function send(url, body) {
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	const json = text ? JSON.parse(text) : null;
+	if (!response.ok) {
+		throw new Error((json && (json.detail || json.message || json.error)) || `HTTP ${response.status}`);
+	}
+	return json;
+}
+
+/** Milliseconds in an ISO-8601 duration as Actuator writes them: PT0.1S, PT29M59.6S, PT1H2M. */
+function millis(iso) {
+	const match = /^(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(iso || '');
+	if (!match) {
+		return NaN;
+	}
+	const ms = ((+match[2] || 0) * 3600 + (+match[3] || 0) * 60 + (+match[4] || 0)) * 1000;
+	return match[1] ? -ms : ms;
+}
+
+function formatMillis(ms) {
+	if (!Number.isFinite(ms)) {
+		return '–';
+	}
+	if (Math.abs(ms) < 1000) {
+		return `${Math.round(ms)} ms`;
+	}
+	if (Math.abs(ms) < 60_000) {
+		return `${(ms / 1000).toFixed(1)} s`;
+	}
+	const minutes = Math.floor(ms / 60_000);
+	return `${minutes} min ${Math.round((ms - minutes * 60_000) / 1000)} s`;
+}
+
+// ---- the ring ----------------------------------------------------------------------------------
+
+function angleOf(position, count) {
+	return (position / count) * 2 * Math.PI - Math.PI / 2;   // bucket 0 at twelve o'clock, clockwise
+}
+
+function point(radius, angle) {
+	return `${(radius * Math.cos(angle)).toFixed(2)} ${(radius * Math.sin(angle)).toFixed(2)}`;
+}
+
+function sectorPath(index, count) {
+	const gap = count <= 256 ? 0.12 : 0;                        // a hairline between buckets, when they are wide enough
+	const from = angleOf(index + gap / 2, count);
+	const to = angleOf(index + 1 - gap / 2, count);
+	const large = to - from > Math.PI ? 1 : 0;
+	return `M ${point(RING.outer, from)} A ${RING.outer} ${RING.outer} 0 ${large} 1 ${point(RING.outer, to)} `
+		+ `L ${point(RING.inner, to)} A ${RING.inner} ${RING.inner} 0 ${large} 0 ${point(RING.inner, from)} Z`;
+}
+
+function buildRing(count) {
+	const group = $('buckets');
+	group.replaceChildren();
+	view.segments = [];
+	for (let index = 0; index < count; index++) {
+		const path = document.createElementNS(SVG, 'path');
+		path.setAttribute('d', sectorPath(index, count));
+		path.setAttribute('class', 'bucket');
+		path.dataset.bucket = index;
+		path.dataset.timeouts = 0;
+		path.append(document.createElementNS(SVG, 'title'));
+		group.append(path);
+		view.segments.push(path);
+	}
+	view.bucketCount = count;
+	const scale = $('scale');
+	scale.replaceChildren();
+	for (let quarter = 0; quarter < 4 && count >= 4; quarter++) {
+		const index = (count / 4) * quarter;
+		const label = document.createElementNS(SVG, 'text');
+		const angle = angleOf(index, count);
+		label.setAttribute('x', (RING.labels * Math.cos(angle)).toFixed(2));
+		label.setAttribute('y', (RING.labels * Math.sin(angle)).toFixed(2));
+		label.textContent = index;
+		scale.append(label);
+	}
+}
+
+/** Lighter for few timeouts, darker for many; a single timeout must still stand out from empty. */
+function shade(timeouts, largest) {
+	const scale = Math.log1p(Math.max(largest, 4));
+	const t = Math.min(1, Math.log1p(timeouts) / scale);
+	return `hsl(212 75% ${Math.round(72 - t * 42)}%)`;
+}
+
+function drawBuckets(buckets) {
+	const byIndex = new Map((buckets.nonEmpty || []).map((bucket) => [bucket.index, bucket]));
+	const largest = buckets.largest ? buckets.largest.timeouts : 0;
+	const rounds = $('rounds');
+	rounds.replaceChildren();
+	view.segments.forEach((path, index) => {
+		const bucket = byIndex.get(index);
+		const timeouts = bucket ? bucket.timeouts : 0;
+		path.dataset.timeouts = timeouts;
+		path.style.fill = timeouts ? shade(timeouts, largest) : '';
+		path.classList.toggle('occupied', timeouts > 0);
+		path.firstChild.textContent = bucket
+			? `bucket ${index}: ${timeouts} timeout${timeouts === 1 ? '' : 's'}, `
+				+ (bucket.maxRemainingRounds === 0 ? 'due this revolution'
+					: `due after ${roundsText(bucket)} more revolution${bucket.maxRemainingRounds === 1 ? '' : 's'}`)
+			: `bucket ${index}: empty`;
+		if (bucket) {
+			const middle = angleOf(index + 0.5, view.bucketCount);
+			const dots = Math.min(bucket.maxRemainingRounds, RING.maxRoundDots);
+			for (let round = 0; round < dots; round++) {
+				const dot = document.createElementNS(SVG, 'circle');
+				const radius = RING.roundsFrom + round * RING.roundsStep;
+				dot.setAttribute('cx', (radius * Math.cos(middle)).toFixed(2));
+				dot.setAttribute('cy', (radius * Math.sin(middle)).toFixed(2));
+				dot.setAttribute('r', 3);
+				dot.setAttribute('class', 'round');
+				rounds.append(dot);
+			}
+		}
+	});
+}
+
+function roundsText(bucket) {
+	return bucket.minRemainingRounds === bucket.maxRemainingRounds
+		? `${bucket.maxRemainingRounds}` : `${bucket.minRemainingRounds}–${bucket.maxRemainingRounds}`;
+}
+
+function sweepHand() {
+	if (view.tick !== null && view.bucketCount > 0) {
+		let position = view.tick;
+		if (view.running) {
+			// Predict, but never more than two refreshes ahead of the last sample: a stalled
+			// worker must show a stalled hand.
+			const elapsed = Math.min(performance.now() - view.sampledAt, 2 * REFRESH_MS);
+			position += elapsed / view.tickMs;
+		}
+		const bucket = Math.floor(position) % view.bucketCount;
+		const degrees = ((position % view.bucketCount) / view.bucketCount) * 360;
+		$('hand').setAttribute('transform', `rotate(${degrees.toFixed(2)})`);
+		view.segments.forEach((path, index) => path.classList.toggle('current', index === bucket));
+	}
+	requestAnimationFrame(sweepHand);
+}
+
+// ---- the panels --------------------------------------------------------------------------------
+
+const COUNTERS = ['scheduled', 'expired', 'cancelled', 'failed', 'running', 'unprocessed', 'rejected'];
+
+function setNumber(id, value) {
+	const element = $(id);
+	const text = String(value);
+	if (element.textContent !== text) {
+		element.textContent = text;
+		element.classList.remove('changed');
+		void element.offsetWidth;            // restart the highlight animation
+		element.classList.add('changed');
+	}
+}
+
+function drawTimer(timer) {
+	if (timer.ticksPerWheel !== view.bucketCount) {
+		buildRing(timer.ticksPerWheel);
+	}
+	view.tick = timer.tick;
+	view.tickMs = millis(timer.tickDuration) || 100;
+	view.sampledAt = performance.now();
+	view.running = timer.state === 'STARTED' && timer.worker.alive;
+	view.state = timer.state;
+
+	const state = $('state');
+	const status = !timer.worker.alive && timer.state === 'STARTED' ? 'DEAD' : timer.state;
+	state.textContent = status;
+	state.className = `badge ${status.toLowerCase()}`;
+	const revolution = view.tickMs * timer.ticksPerWheel;
+	$('geometry').textContent = `${formatMillis(view.tickMs)} ticks × ${timer.ticksPerWheel} buckets `
+		+ `= ${formatMillis(revolution)} per revolution`;
+
+	drawBuckets(timer.buckets || {});
+	$('pending-count').textContent = timer.pendingTimeouts;
+	$('tick-label').textContent = `tick ${timer.tick} · bucket ${timer.hand}`;
+
+	const counters = timer.counters;
+	COUNTERS.forEach((name) => setNumber(`counter-${name}`, counters[name]));
+	setNumber('counter-pending', timer.pendingTimeouts);
+	const accounted = counters.expired + counters.failed + counters.cancelled + counters.unprocessed
+		+ counters.running + timer.pendingTimeouts;
+	$('balance').textContent = `scheduled ${counters.scheduled} = ran ${counters.expired} + failed ${counters.failed}`
+		+ ` + cancelled ${counters.cancelled} + unprocessed ${counters.unprocessed} + running ${counters.running}`
+		+ ` + pending ${timer.pendingTimeouts} ${accounted === counters.scheduled ? '✓' : '(a moment apart)'}`;
+	$('tick-lag').textContent = formatMillis(millis(timer.tickLag));
+	$('max-tick-lag').textContent = formatMillis(millis(timer.maxTickLag));
+	$('mean-lateness').textContent = formatMillis(millis(timer.meanLateness));
+
+	drawNextTimeouts(timer);
+	$('stop-timer').disabled = timer.state === 'SHUTDOWN';
+}
+
+function drawNextTimeouts(timer) {
+	const list = $('next-timeouts');
+	const next = timer.nextTimeouts;
+	if (!next) {
+		list.innerHTML = timer.state === 'STARTED'
+			? '<li class="muted">the worker is busy; asking again…</li>' : '';
+		return;
+	}
+	if (next.length === 0) {
+		list.innerHTML = '<li class="muted">nothing pending</li>';
+		return;
+	}
+	list.replaceChildren(...next.map((timeout) => {
+		const item = document.createElement('li');
+		const what = document.createElement('code');
+		what.textContent = timeout.method || timeout.task;
+		const when = document.createElement('span');
+		when.className = 'when';
+		when.textContent = `in ${formatMillis(millis(timeout.remainingDelay))}`;
+		item.append(what, when);
+		return item;
+	}));
+}
+
+function drawOrders(orders) {
+	view.orders = orders;
+	const rows = orders.map((order) => {
+		const row = document.createElement('tr');
+		row.dataset.status = order.status;
+		let status = order.status.toLowerCase().replace('_', ' ');
+		if (order.status === 'AWAITING_PAYMENT' && view.state === 'SHUTDOWN') {
+			status += ' · the timer has stopped: never cancelled';
+		}
+		else if (order.status === 'AWAITING_PAYMENT') {
+			const left = Date.parse(order.paymentDue) - Date.now();
+			status += left > 0 ? ` · ${Math.ceil(left / 1000)} s left` : ' · due now';
+		}
+		const shipment = order.shipment === 'NOT_REQUESTED' ? ''
+			: order.shipment.toLowerCase().replace('_', ' ')
+				+ (order.shipmentAttempts > 1 ? ` after ${order.shipmentAttempts} attempts` : '');
+		[order.id, order.item, status, shipment].forEach((text) => {
+			const cell = document.createElement('td');
+			cell.textContent = text;
+			row.append(cell);
+		});
+		return row;
+	});
+	$('orders').replaceChildren(...rows);
+	if (rows.length === 0) {
+		$('orders').innerHTML = '<tr><td colspan="4" class="muted">no orders yet</td></tr>';
+	}
+}
+
+function say(text, kind = 'info') {
+	const message = $('message');
+	message.textContent = text;
+	message.className = kind;
+}
+
+// ---- the loop and the buttons ------------------------------------------------------------------
+
+async function refresh() {
+	try {
+		const [timer, orders] = await Promise.all([getJson(TIMER_URL), getJson(ORDERS_URL)]);
+		drawTimer(timer);
+		drawOrders(orders);
+	}
+	catch (error) {
+		$('state').textContent = 'UNREACHABLE';
+		$('state').className = 'badge dead';
+		view.running = false;
+	}
+	finally {
+		setTimeout(refresh, REFRESH_MS);
+	}
+}
+
+async function createOrders() {
+	const created = [];
+	try {
+		for (let i = 0; i < 3; i++) {
+			const item = ITEMS[Math.floor(Math.random() * ITEMS.length)];
+			created.push(await send('orders', { item }));
+		}
+		say(`Created orders ${created.map((order) => order.id).join(', ')}: each one put a call to `
+			+ 'cancelIfUnpaid on the wheel.');
+	}
+	catch (error) {
+		say(`Refused: ${error.message}`, 'error');
+	}
+}
+
+async function payOldest() {
+	const unpaid = view.orders.filter((order) => order.status === 'AWAITING_PAYMENT');
+	if (unpaid.length === 0) {
+		say('No order awaits payment: create some first.', 'error');
+		return;
+	}
+	const oldest = unpaid[unpaid.length - 1];
+	try {
+		await send(`orders/${oldest.id}/pay`);
+		say(`Paid order ${oldest.id}: its cancellation was taken off the wheel (cancelled +1) `
+			+ 'and it went to the warehouse.');
+	}
+	catch (error) {
+		say(`Could not pay order ${oldest.id}: ${error.message}`, 'error');
+	}
+}
+
+async function stopTimer() {
+	$('stop-timer').disabled = true;
+	say('Stopping: the timer refuses new calls and runs what falls due during the drain…');
+	try {
+		const report = await send(TIMER_URL);
+		const methods = Object.entries(report.unprocessedByMethod || {})
+			.map(([method, calls]) => `${method} × ${calls}`).join(', ');
+		say(report.alreadyStopped ? 'The timer was already stopped.'
+			: `Stopped in ${formatMillis(millis(report.took))}: ${report.firedDuringDrain} call(s) ran during the `
+				+ `${formatMillis(millis(report.drainTimeout))} drain, ${report.unprocessed} never ran and `
+				+ `were cancelled${methods ? ` (${methods})` : ''}. New calls are refused.`, 'stopped');
+	}
+	catch (error) {
+		$('stop-timer').disabled = false;
+		say(`Could not stop the timer: ${error.message}`, 'error');
+	}
+}
+
+$('create-orders').addEventListener('click', createOrders);
+$('pay-order').addEventListener('click', payOldest);
+$('stop-timer').addEventListener('click', stopTimer);
+refresh();
+requestAnimationFrame(sweepHand);
