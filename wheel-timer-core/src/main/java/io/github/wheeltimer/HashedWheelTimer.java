@@ -1125,6 +1125,33 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		UNPROCESSED.setOpaque(this, this.unprocessed + unprocessed.size());
 		releasePending(unprocessed.size());
 		this.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
+		notifyUnprocessed(unprocessed);
+	}
+
+	/**
+	 * Tells each unprocessed timeout's task that it will never run, before {@code stop()} returns,
+	 * so that whoever waits for it learns even when nobody reads the stop report (the worker died,
+	 * or the caller of {@code stop()} dropped the set).
+	 */
+	private static void notifyUnprocessed(Set<Timeout> unprocessed) {
+		int failures = 0;
+		Throwable firstFailure = null;
+		for (Timeout timeout : unprocessed) {
+			try {
+				timeout.task().unprocessed(timeout);
+			}
+			catch (Throwable ex) {
+				failures++;
+				if (firstFailure == null) {
+					firstFailure = ex;
+				}
+			}
+		}
+		if (firstFailure != null) {
+			// One line, not one per timeout: a million pending timeouts may share one faulty task class.
+			logger.log(Level.WARNING, failures + " of " + unprocessed.size()
+					+ " unprocessed timeouts' tasks threw when told they would never run; the first:", firstFailure);
+		}
 	}
 
 	private static void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {

@@ -18,4 +18,19 @@ public interface TimerTask {
 	 */
 	void run(Timeout timeout) throws Exception;
 
+	/**
+	 * Called instead of {@link #run(Timeout)} when the timer stopped before the timeout fell due:
+	 * the timeout is cancelled, counted as unprocessed, and this task will never run. It is called
+	 * once per such timeout, before {@link Timer#stop()} returns, on the thread that ends the timer
+	 * (its worker thread, normally), including when the worker thread dies. It is not called for a
+	 * timeout its caller cancelled with {@link Timeout#cancel()}, nor for one that ran.
+	 * <p>
+	 * Use it to release whoever waits for the task, such as completing a future exceptionally.
+	 * Keep it short: {@code stop()} waits for it. An exception thrown here is logged and goes no
+	 * further. The default does nothing.
+	 * @param timeout the handle this task was scheduled with, now cancelled
+	 */
+	default void unprocessed(Timeout timeout) {
+	}
+
 }

@@ -1,13 +1,17 @@
 package io.github.wheeltimer;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +62,119 @@ class HashedWheelTimerStopTests {
 		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(4, 1, 0, 1, 0, 0, 2, TICK));
 		this.ticker.advance(Duration.ofSeconds(5));
 		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void stopTellsEachUnprocessedTaskOnceBeforeItReturnsThatItWillNeverRun() {
+		Map<Timeout, String> told = new ConcurrentHashMap<>();
+		AtomicInteger tellings = new AtomicInteger();
+		TimerTask recording = new TimerTask() {
+
+			@Override
+			public void run(Timeout timeout) {
+				HashedWheelTimerStopTests.this.runs.incrementAndGet();
+			}
+
+			@Override
+			public void unprocessed(Timeout timeout) {
+				tellings.incrementAndGet();
+				told.put(timeout, Thread.currentThread().getName());
+			}
+
+		};
+		Timeout fired = this.timer.newTimeout(recording, Duration.ofMillis(100));
+		Timeout cancelled = this.timer.newTimeout(recording, Duration.ofSeconds(1));
+		Timeout near = this.timer.newTimeout(recording, Duration.ofSeconds(2));
+		Timeout far = this.timer.newTimeout(recording, Duration.ofDays(2));
+		cancelled.cancel();
+		this.ticker.advanceInSteps(Duration.ofMillis(500), Duration.ofMillis(100));
+		assertThat(fired.isExpired()).isTrue();
+		Timeout queued = this.timer.newTimeout(recording, Duration.ofSeconds(3));
+
+		Set<Timeout> unprocessed = this.timer.stop();
+
+		assertThat(unprocessed).containsExactlyInAnyOrder(near, far, queued);
+		assertThat(told).as("told before stop() returned, on the worker thread")
+			.containsOnlyKeys(near, far, queued)
+			.allSatisfy((timeout, thread) -> assertThat(thread).startsWith("wheel-timer"));
+		assertThat(tellings).hasValue(3);
+		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void aTaskThatThrowsWhenToldItWillNeverRunIsLoggedOnceAndTheOthersAreStillTold() {
+		AtomicInteger told = new AtomicInteger();
+		TimerTask throwing = new TimerTask() {
+
+			@Override
+			public void run(Timeout timeout) {
+			}
+
+			@Override
+			public void unprocessed(Timeout timeout) {
+				throw new IllegalStateException("cannot clean up");
+			}
+
+		};
+		TimerTask listening = new TimerTask() {
+
+			@Override
+			public void run(Timeout timeout) {
+			}
+
+			@Override
+			public void unprocessed(Timeout timeout) {
+				told.incrementAndGet();
+			}
+
+		};
+		for (int i = 0; i < 3; i++) {
+			this.timer.newTimeout(throwing, Duration.ofSeconds(1));
+			this.timer.newTimeout(listening, Duration.ofSeconds(1));
+		}
+		try (CapturedLog log = new CapturedLog()) {
+			assertThat(this.timer.stop()).hasSize(6);
+			assertThat(told).hasValue(3);
+			assertThat(log.records(Level.WARNING))
+				.singleElement()
+				.satisfies((record) -> {
+					assertThat(record.getMessage()).startsWith("3 of 6 unprocessed timeouts' tasks threw");
+					assertThat(record.getThrown()).hasMessage("cannot clean up");
+				});
+		}
+		assertThat(this.timer.snapshot().counters().unprocessed()).isEqualTo(6);
+	}
+
+	@Test
+	void aWorkerThatDiesTellsThePendingTasksTheyWillNeverRun() {
+		BreakingTicker breaking = new BreakingTicker();
+		HashedWheelTimer dying = HashedWheelTimer.builder().ticker(breaking).build();
+		CompletableFuture<Timeout> told = new CompletableFuture<>();
+		try (CapturedLog log = new CapturedLog()) {
+			dying.start();
+			await().atMost(Duration.ofSeconds(10)).until(() -> breaking.parked);
+			breaking.broken = true;
+			// Wakes the parked worker, whose next park throws.
+			Timeout pending = dying.newTimeout(new TimerTask() {
+
+				@Override
+				public void run(Timeout timeout) {
+				}
+
+				@Override
+				public void unprocessed(Timeout timeout) {
+					told.complete(timeout);
+				}
+
+			}, Duration.ofMinutes(1));
+
+			assertThat(told).succeedsWithin(Duration.ofSeconds(10)).isSameAs(pending);
+			assertThat(pending.isCancelled()).isTrue();
+			assertThat(log.records(Level.SEVERE)).hasSize(1);
+		}
+		finally {
+			dying.stop();
+		}
 	}
 
 	@Test
@@ -212,6 +329,34 @@ class HashedWheelTimerStopTests {
 		this.ticker.awaitIdle();
 		assertThat(this.timer.stopGracefully(Duration.ofDays(1))).isEmpty();
 		assertThat(this.timer.snapshot().worker().alive()).isFalse();
+	}
+
+	/** The system clock, until it breaks: then the worker's next park throws. */
+	private static final class BreakingTicker implements Ticker {
+
+		volatile boolean broken;
+
+		volatile boolean parked;
+
+		@Override
+		public long nanoTime() {
+			return System.nanoTime();
+		}
+
+		@Override
+		public void park(long nanos) {
+			if (this.broken) {
+				throw new IllegalStateException("the clock broke");
+			}
+			this.parked = true;
+			LockSupport.parkNanos(nanos);
+		}
+
+		@Override
+		public void unpark(Thread thread) {
+			LockSupport.unpark(thread);
+		}
+
 	}
 
 }

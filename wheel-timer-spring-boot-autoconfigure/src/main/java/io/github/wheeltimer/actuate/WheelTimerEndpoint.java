@@ -141,7 +141,7 @@ public class WheelTimerEndpoint {
 		long started = System.nanoTime();
 		Set<Timeout> unprocessed = timer.stopGracefully(drain);
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
-		UnprocessedCalls calls = UnprocessedCalls.cancel(unprocessed);
+		UnprocessedCalls calls = UnprocessedCalls.of(unprocessed);
 		if (!calls.isEmpty()) {
 			logger.warn(calls.describe(name) + " (stopped through the wheeltimer endpoint)");
 		}

@@ -38,8 +38,14 @@ final class DelayedCall implements TimerTask, Runnable {
 		return this.method;
 	}
 
-	/** Called when the timer stops before the call fell due: no caller may wait for it forever. */
-	void abandon() {
+	/**
+	 * The timer stopped before the call fell due, however it was stopped (the application's
+	 * shutdown, the endpoint, user code, a dead worker): no caller may wait for it forever. Runs on
+	 * the thread that ends the timer, so the future's dependants run there too, as they would on
+	 * any thread that cancels it.
+	 */
+	@Override
+	public void unprocessed(Timeout timeout) {
 		if (this.result != null) {
 			this.result.cancel(false);
 		}

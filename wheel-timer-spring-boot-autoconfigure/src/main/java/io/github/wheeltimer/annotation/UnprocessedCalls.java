@@ -29,17 +29,15 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 	}
 
 	/**
-	 * Counts the timeouts a stopped timer returned, and cancels the futures of the delayed calls
-	 * among them, so that no caller waits for a call that will never run.
+	 * Counts the timeouts a stopped timer returned. (The futures of the delayed calls among them
+	 * are already cancelled: the timer told each call it would never run before {@code stop()}
+	 * returned.)
 	 * @param unprocessed the timeouts returned by {@link io.github.wheeltimer.Timer#stop()}
 	 * @return the report
 	 */
-	public static UnprocessedCalls cancel(Collection<? extends Timeout> unprocessed) {
+	public static UnprocessedCalls of(Collection<? extends Timeout> unprocessed) {
 		Map<String, Integer> counts = new HashMap<>();
 		for (Timeout timeout : unprocessed) {
-			if (timeout.task() instanceof DelayedCall call) {
-				call.abandon();
-			}
 			counts.merge(DelayedMethod.describe(timeout), 1, Integer::sum);
 		}
 		Map<String, Integer> largestFirst = counts.entrySet()

@@ -102,7 +102,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 	}
 
 	private static void report(String timerName, Set<Timeout> unprocessed) {
-		UnprocessedCalls calls = UnprocessedCalls.cancel(unprocessed);
+		UnprocessedCalls calls = UnprocessedCalls.of(unprocessed);
 		if (!calls.isEmpty()) {
 			logger.warn(calls.describe(timerName));
 		}

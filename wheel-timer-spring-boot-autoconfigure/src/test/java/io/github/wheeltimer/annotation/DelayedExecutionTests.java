@@ -255,6 +255,21 @@ class DelayedExecutionTests {
 	}
 
 	@Test
+	void stoppingTheTimerDirectlyCancelsTheFuturesOfTheCallsThatNeverRan() {
+		this.contextRunner.run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			CompletableFuture<String> reminder = orders.remind("order-13");
+			CompletableFuture<String> dependant = reminder.thenApply(String::toUpperCase);
+
+			assertThat(context.getBean(HashedWheelTimer.class).stop()).hasSize(1);
+
+			assertThat(reminder).as("cancelled before stop() returned").isCancelled();
+			assertThat(dependant).isCompletedExceptionally();
+			assertThat(orders.invocations().isEmpty()).isTrue();
+		});
+	}
+
+	@Test
 	void beyondMaxPendingTimeoutsACallIsRefusedAtOnce() {
 		this.contextRunner.withPropertyValues("wheel-timer.max-pending-timeouts=1").run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
