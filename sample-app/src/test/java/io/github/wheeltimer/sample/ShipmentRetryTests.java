@@ -1,0 +1,138 @@
+package io.github.wheeltimer.sample;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.sample.orders.Order;
+import io.github.wheeltimer.sample.orders.OrderBook;
+import io.github.wheeltimer.sample.orders.OrderService;
+import io.github.wheeltimer.sample.orders.ShipmentStatus;
+import io.github.wheeltimer.sample.shipping.Warehouse;
+import io.github.wheeltimer.sample.shipping.WarehouseUnavailableException;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
+import org.springframework.test.annotation.DirtiesContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A paid order the warehouse refuses is sent again after the retry delay, as a delayed call
+ * chained on the previous attempt's future.
+ */
+@SpringBootTest(properties = { "wheel-timer.tick-duration=10ms", "sample.shipping.retry-delay=300ms",
+		"sample.shipping.max-attempts=3" })
+class ShipmentRetryTests {
+
+	private static final Duration RETRY_DELAY = Duration.ofMillis(300);
+
+	@Autowired
+	private OrderService orderService;
+
+	@Autowired
+	private OrderBook orders;
+
+	@Autowired
+	private ScriptedWarehouse warehouse;
+
+	@Autowired
+	private HashedWheelTimer wheelTimer;
+
+	@Test
+	void aRefusedOrderIsSentAgainAfterTheRetryDelayUntilTheWarehouseTakesIt() {
+		Order order = this.orderService.create("a kettle");
+		this.warehouse.refuse(order.id(), 2);
+
+		this.orderService.pay(order.id());
+
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.SHIPPED);
+		assertThat(this.orders.find(order.id()).orElseThrow().shipmentAttempts()).isEqualTo(3);
+		assertThat(this.warehouse.gapsBetweenAttempts(order.id())).as("never sooner than the retry delay")
+			.hasSize(2)
+			.allSatisfy((gap) -> assertThat(gap).isGreaterThanOrEqualTo(RETRY_DELAY));
+	}
+
+	@Test
+	void anOrderTheWarehouseKeepsRefusingFailsAfterTheLastAttempt() {
+		Order order = this.orderService.create("a mug");
+		this.warehouse.refuse(order.id(), Integer.MAX_VALUE);
+
+		this.orderService.pay(order.id());
+
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);
+		assertThat(this.orders.find(order.id()).orElseThrow().shipmentAttempts()).isEqualTo(3);
+		assertThat(this.warehouse.attempts(order.id())).hasSize(3);
+	}
+
+	@Test
+	@DirtiesContext
+	void aRetryCutShortByTheTimerStoppingEndsTheShipmentAsFailedNotForgotten() {
+		Order order = this.orderService.create("a lamp");
+		this.warehouse.refuse(order.id(), Integer.MAX_VALUE);
+		this.orderService.pay(order.id());
+		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
+
+		assertThat(this.wheelTimer.stop()).as("the retry waiting on the wheel").hasSize(1);
+
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);
+		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class WarehouseScript {
+
+		@Bean
+		@Primary
+		ScriptedWarehouse scriptedWarehouse() {
+			return new ScriptedWarehouse();
+		}
+
+	}
+
+	/**
+	 * Refuses each order a given number of times, and notes when each attempt came.
+	 */
+	static class ScriptedWarehouse implements Warehouse {
+
+		private final Map<String, Integer> refusalsLeft = new ConcurrentHashMap<>();
+
+		private final Map<String, List<Long>> attempts = new ConcurrentHashMap<>();
+
+		void refuse(String orderId, int times) {
+			this.refusalsLeft.put(orderId, times);
+		}
+
+		@Override
+		public void ship(String orderId) {
+			this.attempts.computeIfAbsent(orderId, (id) -> new CopyOnWriteArrayList<>()).add(System.nanoTime());
+			if (this.refusalsLeft.merge(orderId, -1, Integer::sum) >= 0) {
+				throw new WarehouseUnavailableException("refused by the script");
+			}
+		}
+
+		List<Long> attempts(String orderId) {
+			return this.attempts.getOrDefault(orderId, List.of());
+		}
+
+		List<Duration> gapsBetweenAttempts(String orderId) {
+			List<Long> times = attempts(orderId);
+			return java.util.stream.IntStream.range(1, times.size())
+				.mapToObj((i) -> Duration.ofNanos(times.get(i) - times.get(i - 1)))
+				.toList();
+		}
+
+	}
+
+}
