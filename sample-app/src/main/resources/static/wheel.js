@@ -3,6 +3,7 @@
 const TIMER_URL = 'actuator/wheeltimer/wheelTimer';
 const ORDERS_URL = 'orders?limit=8';
 const REFRESH_MS = 500;
+const MAX_SEGMENTS = 512;            // more would be thinner than a pixel
 const SVG = 'http://www.w3.org/2000/svg';
 const RING = { inner: 165, outer: 235, roundsFrom: 246, roundsStep: 9, maxRoundDots: 3, labels: 286 };
 const ITEMS = ['a teapot', 'a lamp', 'two mugs', 'a kettle', 'a rug', 'a chair', 'a clock', 'a plant'];
@@ -11,7 +12,9 @@ const $ = (id) => document.getElementById(id);
 
 const view = {
 	bucketCount: 0,
-	segments: [],       // one <path> per bucket
+	segments: [],       // one <path> per bucket, or per run of buckets on a large wheel
+	perSegment: 1,
+	currentSegment: -1,
 	// The last sample of the worker's tick, and when it was taken, so the hand can sweep smoothly
 	// between two refreshes instead of jumping five buckets at a time.
 	tick: null,
@@ -89,30 +92,37 @@ function sectorPath(index, count) {
 		+ `L ${point(RING.inner, to)} A ${RING.inner} ${RING.inner} 0 ${large} 0 ${point(RING.inner, from)} Z`;
 }
 
-function buildRing(count) {
+/**
+ * Builds one segment per bucket, or per run of buckets on a wheel too large to draw bucket by
+ * bucket (the wheel size is a power of two, so the runs divide it evenly).
+ */
+function buildRing(bucketCount) {
+	const perSegment = Math.max(1, bucketCount / MAX_SEGMENTS);
+	const segmentCount = bucketCount / perSegment;
 	const group = $('buckets');
 	group.replaceChildren();
 	view.segments = [];
-	for (let index = 0; index < count; index++) {
+	for (let segment = 0; segment < segmentCount; segment++) {
 		const path = document.createElementNS(SVG, 'path');
-		path.setAttribute('d', sectorPath(index, count));
+		path.setAttribute('d', sectorPath(segment, segmentCount));
 		path.setAttribute('class', 'bucket');
-		path.dataset.bucket = index;
+		path.dataset.bucket = segment * perSegment;
 		path.dataset.timeouts = 0;
 		path.append(document.createElementNS(SVG, 'title'));
 		group.append(path);
 		view.segments.push(path);
 	}
-	view.bucketCount = count;
+	view.bucketCount = bucketCount;
+	view.perSegment = perSegment;
+	view.currentSegment = -1;
 	const scale = $('scale');
 	scale.replaceChildren();
-	for (let quarter = 0; quarter < 4 && count >= 4; quarter++) {
-		const index = (count / 4) * quarter;
+	for (let quarter = 0; quarter < 4 && bucketCount >= 4; quarter++) {
 		const label = document.createElementNS(SVG, 'text');
-		const angle = angleOf(index, count);
+		const angle = angleOf(quarter, 4);
 		label.setAttribute('x', (RING.labels * Math.cos(angle)).toFixed(2));
 		label.setAttribute('y', (RING.labels * Math.sin(angle)).toFixed(2));
-		label.textContent = index;
+		label.textContent = (bucketCount / 4) * quarter;
 		scale.append(label);
 	}
 }
@@ -124,25 +134,42 @@ function shade(timeouts, largest) {
 	return `hsl(212 75% ${Math.round(72 - t * 42)}%)`;
 }
 
+/** The non-empty buckets, added up per segment. */
+function segmentsOf(nonEmpty) {
+	const segments = new Map();
+	for (const bucket of nonEmpty) {
+		const index = Math.floor(bucket.index / view.perSegment);
+		const segment = segments.get(index);
+		segments.set(index, segment === undefined ? { ...bucket } : {
+			timeouts: segment.timeouts + bucket.timeouts,
+			minRemainingRounds: Math.min(segment.minRemainingRounds, bucket.minRemainingRounds),
+			maxRemainingRounds: Math.max(segment.maxRemainingRounds, bucket.maxRemainingRounds),
+		});
+	}
+	return segments;
+}
+
 function drawBuckets(buckets) {
-	const byIndex = new Map((buckets.nonEmpty || []).map((bucket) => [bucket.index, bucket]));
-	const largest = buckets.largest ? buckets.largest.timeouts : 0;
+	const segments = segmentsOf(buckets.nonEmpty || []);
+	const largest = Math.max(0, ...[...segments.values()].map((segment) => segment.timeouts));
 	const rounds = $('rounds');
 	rounds.replaceChildren();
 	view.segments.forEach((path, index) => {
-		const bucket = byIndex.get(index);
-		const timeouts = bucket ? bucket.timeouts : 0;
+		const segment = segments.get(index);
+		const timeouts = segment ? segment.timeouts : 0;
+		const first = index * view.perSegment;
+		const name = view.perSegment === 1 ? `bucket ${first}` : `buckets ${first}–${first + view.perSegment - 1}`;
 		path.dataset.timeouts = timeouts;
 		path.style.fill = timeouts ? shade(timeouts, largest) : '';
 		path.classList.toggle('occupied', timeouts > 0);
-		path.firstChild.textContent = bucket
-			? `bucket ${index}: ${timeouts} timeout${timeouts === 1 ? '' : 's'}, `
-				+ (bucket.maxRemainingRounds === 0 ? 'due this revolution'
-					: `due after ${roundsText(bucket)} more revolution${bucket.maxRemainingRounds === 1 ? '' : 's'}`)
-			: `bucket ${index}: empty`;
-		if (bucket) {
-			const middle = angleOf(index + 0.5, view.bucketCount);
-			const dots = Math.min(bucket.maxRemainingRounds, RING.maxRoundDots);
+		path.firstChild.textContent = segment
+			? `${name}: ${timeouts} timeout${timeouts === 1 ? '' : 's'}, `
+				+ (segment.maxRemainingRounds === 0 ? 'due this revolution'
+					: `due after ${roundsText(segment)} more revolution${segment.maxRemainingRounds === 1 ? '' : 's'}`)
+			: `${name}: empty`;
+		if (segment) {
+			const middle = angleOf(index + 0.5, view.segments.length);
+			const dots = Math.min(segment.maxRemainingRounds, RING.maxRoundDots);
 			for (let round = 0; round < dots; round++) {
 				const dot = document.createElementNS(SVG, 'circle');
 				const radius = RING.roundsFrom + round * RING.roundsStep;
@@ -170,10 +197,14 @@ function sweepHand() {
 			const elapsed = Math.min(performance.now() - view.sampledAt, 2 * REFRESH_MS);
 			position += elapsed / view.tickMs;
 		}
-		const bucket = Math.floor(position) % view.bucketCount;
 		const degrees = ((position % view.bucketCount) / view.bucketCount) * 360;
 		$('hand').setAttribute('transform', `rotate(${degrees.toFixed(2)})`);
-		view.segments.forEach((path, index) => path.classList.toggle('current', index === bucket));
+		const segment = Math.floor((Math.floor(position) % view.bucketCount) / view.perSegment);
+		if (segment !== view.currentSegment) {
+			view.segments[view.currentSegment]?.classList.remove('current');
+			view.segments[segment].classList.add('current');
+			view.currentSegment = segment;
+		}
 	}
 	requestAnimationFrame(sweepHand);
 }

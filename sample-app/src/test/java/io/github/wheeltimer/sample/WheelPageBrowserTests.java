@@ -1,11 +1,7 @@
 package io.github.wheeltimer.sample;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.List;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
@@ -13,11 +9,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
-import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -38,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(HeadlessChromium.class)
 class WheelPageBrowserTests {
 
-	private static final Duration PAGE_WAIT = Duration.ofSeconds(15);
+	static final Duration PAGE_WAIT = Duration.ofSeconds(15);
 
 	@LocalServerPort
 	private int port;
@@ -46,111 +37,77 @@ class WheelPageBrowserTests {
 	@Autowired
 	private HashedWheelTimer wheelTimer;
 
-	private WebDriver browser;
+	private WheelPage page;
 
 	@BeforeEach
 	void openThePage() {
-		this.browser = HeadlessChromium.start();
-		this.browser.get("http://localhost:" + this.port + "/");
+		this.page = new WheelPage(this.port);
 	}
 
 	@AfterEach
-	void closeTheBrowser() throws IOException {
-		try {
-			// For a human to look at: what the page showed at the end of the test.
-			Path screenshot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE).toPath();
-			Files.copy(screenshot, Path.of("target", "wheel-page.png"), StandardCopyOption.REPLACE_EXISTING);
-		}
-		finally {
-			this.browser.quit();
+	void closeThePage() throws IOException {
+		try (WheelPage page = this.page) {
+			page.screenshot("wheel-page");
 		}
 	}
 
 	@Test
 	void thePageDrawsTheWheelFillsItWithOrdersAndStopsTheTimer() {
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(text("state")).isEqualTo("STARTED");
-			assertThat(buckets()).hasSize(128);
+			assertThat(this.page.text("state")).isEqualTo("STARTED");
+			assertThat(this.page.segments()).as("one segment per bucket").hasSize(128);
 		});
-		assertThat(text("geometry")).isEqualTo("100 ms ticks × 128 buckets = 12.8 s per revolution");
-		assertThat(occupiedBuckets()).isEmpty();
-		String handBefore = this.browser.findElement(By.id("hand")).getAttribute("transform");
-		await("the hand sweeps round").atMost(PAGE_WAIT)
-			.until(() -> !this.browser.findElement(By.id("hand")).getAttribute("transform").equals(handBefore));
+		assertThat(this.page.text("geometry")).isEqualTo("100 ms ticks × 128 buckets = 12.8 s per revolution");
+		assertThat(this.page.occupiedSegments()).isEmpty();
+		String handBefore = this.page.handTransform();
+		await("the hand sweeps round").atMost(PAGE_WAIT).until(() -> !this.page.handTransform().equals(handBefore));
 
-		click("create-orders");
+		this.page.click("create-orders");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(number("counter-scheduled")).isEqualTo(3);
-			assertThat(number("counter-pending")).isEqualTo(3);
-			assertThat(occupiedBuckets()).isNotEmpty()
+			assertThat(this.page.number("counter-scheduled")).isEqualTo(3);
+			assertThat(this.page.number("counter-pending")).isEqualTo(3);
+			assertThat(this.page.occupiedSegments()).isNotEmpty()
 				.allSatisfy((bucket) -> assertThat(bucket.getDomAttribute("style")).contains("fill"));
-			assertThat(occupiedBuckets().stream().mapToInt(this::timeoutsIn).sum())
-				.as("the ring holds the three timeouts").isEqualTo(3);
-			assertThat(this.browser.findElements(By.cssSelector("#next-timeouts li")))
-				.extracting(WebElement::getText)
-				.hasSize(3)
+			assertThat(this.page.timeoutsOnTheRing()).as("the ring holds the three timeouts").isEqualTo(3);
+			assertThat(this.page.nextTimeouts()).hasSize(3)
 				.allSatisfy((line) -> assertThat(line).startsWith("PaymentTimeouts.cancelIfUnpaid(String)"));
-			assertThat(this.browser.findElements(By.cssSelector("#orders tr[data-status=AWAITING_PAYMENT]"))).hasSize(3);
+			assertThat(this.page.ordersWithStatus("AWAITING_PAYMENT")).hasSize(3);
 		});
-		assertThat(text("message")).startsWith("Created orders 1001, 1002, 1003");
-		assertThat(occupiedBuckets()).allSatisfy((bucket) -> assertThat(bucket.getText()).isEmpty());
+		assertThat(this.page.text("message")).startsWith("Created orders 1001, 1002, 1003");
 
-		click("pay-order");
+		this.page.click("pay-order");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(number("counter-cancelled")).as("the payment took its cancellation off the wheel").isEqualTo(1);
-			assertThat(number("counter-pending")).isEqualTo(2);
-			assertThat(occupiedBuckets().stream().mapToInt(this::timeoutsIn).sum()).isEqualTo(2);
-			assertThat(this.browser.findElements(By.cssSelector("#orders tr[data-status=PAID]"))).hasSize(1);
+			assertThat(this.page.number("counter-cancelled")).as("the payment took its cancellation off the wheel")
+				.isEqualTo(1);
+			assertThat(this.page.number("counter-pending")).isEqualTo(2);
+			assertThat(this.page.timeoutsOnTheRing()).isEqualTo(2);
+			assertThat(this.page.ordersWithStatus("PAID")).hasSize(1);
 		});
-		assertThat(text("message")).startsWith("Paid order 1001");
+		assertThat(this.page.text("message")).startsWith("Paid order 1001");
 
-		click("stop-timer");
+		this.page.click("stop-timer");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(text("state")).isEqualTo("SHUTDOWN");
-			assertThat(number("counter-unprocessed")).isEqualTo(2);
-			assertThat(number("counter-pending")).isZero();
-			assertThat(occupiedBuckets()).isEmpty();
-			assertThat(text("message")).contains("2 never ran and were cancelled (PaymentTimeouts.cancelIfUnpaid(String) × 2)");
+			assertThat(this.page.text("state")).isEqualTo("SHUTDOWN");
+			assertThat(this.page.number("counter-unprocessed")).isEqualTo(2);
+			assertThat(this.page.number("counter-pending")).isZero();
+			assertThat(this.page.occupiedSegments()).isEmpty();
+			assertThat(this.page.text("message"))
+				.contains("2 never ran and were cancelled (PaymentTimeouts.cancelIfUnpaid(String) × 2)");
 		});
-		assertThat(this.browser.findElement(By.id("stop-timer")).isEnabled()).isFalse();
+		assertThat(this.page.isEnabled("stop-timer")).isFalse();
 		WheelSnapshot.Counters counters = this.wheelTimer.counters();
 		assertThat(counters.scheduled()).isEqualTo(3);
 		assertThat(counters.cancelled()).isEqualTo(1);
 		assertThat(counters.unprocessed()).isEqualTo(2);
 
-		click("create-orders");
+		this.page.click("create-orders");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(text("message")).startsWith("Refused: Timer 'wheelTimer' refused the delayed call");
-			assertThat(number("counter-rejected")).isEqualTo(1);
-			assertThat(this.browser.findElements(By.cssSelector("#orders tr[data-status=AWAITING_PAYMENT]")))
-				.hasSize(2)
-				.allSatisfy((row) -> assertThat(row.getText()).contains("the timer has stopped: never cancelled"));
+			assertThat(this.page.text("message")).startsWith("Refused: Timer 'wheelTimer' refused the delayed call");
+			assertThat(this.page.number("counter-rejected")).isEqualTo(1);
+			assertThat(this.page.ordersWithStatus("AWAITING_PAYMENT")).hasSize(2)
+				.allSatisfy((row) -> assertThat(row).contains("the timer has stopped: never cancelled"));
 		});
-		assertThat(number("counter-scheduled")).isEqualTo(3);
-	}
-
-	private void click(String id) {
-		this.browser.findElement(By.id(id)).click();
-	}
-
-	private String text(String id) {
-		return this.browser.findElement(By.id(id)).getText();
-	}
-
-	private int number(String id) {
-		return Integer.parseInt(text(id));
-	}
-
-	private List<WebElement> buckets() {
-		return this.browser.findElements(By.cssSelector("#buckets path"));
-	}
-
-	private List<WebElement> occupiedBuckets() {
-		return this.browser.findElements(By.cssSelector("#buckets path.occupied"));
-	}
-
-	private int timeoutsIn(WebElement bucket) {
-		return Integer.parseInt(bucket.getDomAttribute("data-timeouts"));
+		assertThat(this.page.number("counter-scheduled")).isEqualTo(3);
 	}
 
 }
