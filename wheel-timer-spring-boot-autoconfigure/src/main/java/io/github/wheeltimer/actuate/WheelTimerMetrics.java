@@ -19,9 +19,12 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * name:
  * <ul>
  * <li>{@code wheel.timer.pending} (gauge): timeouts that have neither fired nor been cancelled;</li>
- * <li>{@code wheel.timer.timeouts} (function counter, tag {@code outcome}): timeouts
- * {@code scheduled}, and how each one ended: {@code expired}, {@code failed}, {@code cancelled} or
- * {@code unprocessed} (left when the timer stopped); plus calls {@code rejected};</li>
+ * <li>{@code wheel.timer.scheduled} (function counter): timeouts accepted;</li>
+ * <li>{@code wheel.timer.timeouts} (function counter, tag {@code outcome}): timeouts that ended,
+ * by how: {@code expired}, {@code failed}, {@code cancelled} or {@code unprocessed} (left when the
+ * timer stopped). Summed over the outcomes, they are the timeouts that ended, so
+ * {@code scheduled - timeouts} is those pending or running;</li>
+ * <li>{@code wheel.timer.rejected} (function counter): calls refused, never scheduled;</li>
  * <li>{@code wheel.timer.lateness} (function timer): how late each fired timeout was handed to run
  * relative to its deadline, as a count and a total, so a rate gives the mean;</li>
  * <li>{@code wheel.timer.tick.lag} (time gauge): how far behind the worker is now.</li>
@@ -53,12 +56,18 @@ public class WheelTimerMetrics implements MeterBinder {
 			.baseUnit("timeouts")
 			.description("Timeouts that have neither fired nor been cancelled")
 			.register(registry);
-		outcome(registry, tags, timer, "scheduled", WheelSnapshot.Counters::scheduled);
+		counter(registry, "wheel.timer.scheduled", tags, timer, WheelSnapshot.Counters::scheduled)
+			.description("Timeouts accepted")
+			.register(registry);
+		// One meter per outcome of a scheduled timeout, so that summing over the tag means something.
 		outcome(registry, tags, timer, "expired", WheelSnapshot.Counters::expired);
 		outcome(registry, tags, timer, "failed", WheelSnapshot.Counters::failed);
 		outcome(registry, tags, timer, "cancelled", WheelSnapshot.Counters::cancelled);
 		outcome(registry, tags, timer, "unprocessed", WheelSnapshot.Counters::unprocessed);
-		outcome(registry, tags, timer, "rejected", WheelSnapshot.Counters::rejected);
+		counter(registry, "wheel.timer.rejected", tags, timer, WheelSnapshot.Counters::rejected)
+			.baseUnit("calls")
+			.description("Calls refused because the timer was stopped or full; they were never scheduled")
+			.register(registry);
 		FunctionTimer
 			.builder("wheel.timer.lateness", timer, (t) -> t.counters().fired(),
 					(t) -> t.counters().lateness().toNanos(), TimeUnit.NANOSECONDS)
@@ -73,12 +82,14 @@ public class WheelTimerMetrics implements MeterBinder {
 
 	private static void outcome(MeterRegistry registry, Tags tags, HashedWheelTimer timer, String outcome,
 			ToLongFunction<WheelSnapshot.Counters> count) {
-		FunctionCounter.builder("wheel.timer.timeouts", timer, (t) -> count.applyAsLong(t.counters()))
-			.tags(tags)
-			.tag("outcome", outcome)
-			.baseUnit("timeouts")
-			.description("Timeouts by outcome: scheduled, then expired, failed, cancelled or unprocessed; and calls rejected")
+		counter(registry, "wheel.timer.timeouts", tags, timer, count).tag("outcome", outcome)
+			.description("Timeouts that ended, by outcome: expired, failed, cancelled or unprocessed")
 			.register(registry);
+	}
+
+	private static FunctionCounter.Builder<HashedWheelTimer> counter(MeterRegistry registry, String name, Tags tags,
+			HashedWheelTimer timer, ToLongFunction<WheelSnapshot.Counters> count) {
+		return FunctionCounter.builder(name, timer, (t) -> count.applyAsLong(t.counters())).tags(tags).baseUnit("timeouts");
 	}
 
 }

@@ -92,6 +92,8 @@ class WheelTimerEndpointWebTests {
 		assertThat(this.client.get().uri("/actuator/prometheus").exchange().returnResult(String.class).getResponseBody())
 			.contains("wheel_timer_pending_timeouts{name=\"wheelTimer\"} 5.0")
 			.contains("wheel_timer_timeouts_total{name=\"wheelTimer\",outcome=\"expired\"} 3.0")
+			.contains("wheel_timer_scheduled_timeouts_total{name=\"wheelTimer\"} 8.0")
+			.contains("wheel_timer_rejected_calls_total{name=\"wheelTimer\"} 0.0")
 			.contains("wheel_timer_tick_lag_seconds{name=\"wheelTimer\"}");
 
 		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,7 @@ class WheelTimerMetricsTests {
 		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1));
 		await().atMost(Duration.ofSeconds(10)).until(() -> outcome("expired") == 1 && outcome("failed") == 1);
 
-		assertThat(outcome("scheduled")).isEqualTo(4);
+		assertThat(counter("wheel.timer.scheduled")).isEqualTo(4);
 		assertThat(outcome("cancelled")).isEqualTo(1);
 		assertThat(this.registry.get("wheel.timer.pending").tag("name", "ordersTimer").gauge().value()).isOne();
 		FunctionTimer lateness = this.registry.get("wheel.timer.lateness").tag("name", "ordersTimer").functionTimer();
@@ -49,10 +50,18 @@ class WheelTimerMetricsTests {
 		this.timer.stop();
 		assertThatIllegalStateException().isThrownBy(() -> this.timer.newTimeout((timeout) -> { }, Duration.ZERO));
 		assertThat(outcome("unprocessed")).isEqualTo(1);
-		assertThat(outcome("rejected")).isEqualTo(1);
+		assertThat(counter("wheel.timer.rejected")).isEqualTo(1);
 		assertThat(this.registry.get("wheel.timer.pending").gauge().value()).isZero();
-		assertThat(outcome("expired") + outcome("failed") + outcome("cancelled") + outcome("unprocessed"))
-			.isEqualTo(outcome("scheduled"));
+		assertThat(this.registry.get("wheel.timer.timeouts").tag("name", "ordersTimer").functionCounters())
+			.as("one meter per outcome of a scheduled timeout, adding up to those scheduled")
+			.hasSize(4)
+			.extracting(FunctionCounter::count)
+			.satisfies((counts) -> assertThat(counts.stream().mapToDouble(Double::doubleValue).sum())
+				.isEqualTo(counter("wheel.timer.scheduled")));
+	}
+
+	private double counter(String name) {
+		return this.registry.get(name).tag("name", "ordersTimer").functionCounter().count();
 	}
 
 	private double outcome(String outcome) {
