@@ -199,7 +199,11 @@ function sweepHand() {
 		}
 		const degrees = ((position % view.bucketCount) / view.bucketCount) * 360;
 		$('hand').setAttribute('transform', `rotate(${degrees.toFixed(2)})`);
-		const segment = Math.floor((Math.floor(position) % view.bucketCount) / view.perSegment);
+		const tick = Math.floor(position);
+		const bucket = tick % view.bucketCount;
+		// The label follows the hand, not the last sample, so the two never disagree.
+		$('tick-label').textContent = `tick ${tick} · bucket ${bucket}`;
+		const segment = Math.floor(bucket / view.perSegment);
 		if (segment !== view.currentSegment) {
 			view.segments[view.currentSegment]?.classList.remove('current');
 			view.segments[segment].classList.add('current');
@@ -244,7 +248,6 @@ function drawTimer(timer) {
 
 	drawBuckets(timer.buckets || {});
 	$('pending-count').textContent = timer.pendingTimeouts;
-	$('tick-label').textContent = `tick ${timer.tick} · bucket ${timer.hand}`;
 
 	const counters = timer.counters;
 	COUNTERS.forEach((name) => setNumber(`counter-${name}`, counters[name]));
@@ -293,25 +296,41 @@ function drawOrders(orders) {
 		row.dataset.status = order.status;
 		let status = order.status.toLowerCase().replace('_', ' ');
 		if (order.status === 'AWAITING_PAYMENT' && view.state === 'SHUTDOWN') {
-			status += ' · the timer has stopped: never cancelled';
+			status += ' · timer stopped: no longer cancelled by itself';
 		}
 		else if (order.status === 'AWAITING_PAYMENT') {
 			const left = Date.parse(order.paymentDue) - Date.now();
 			status += left > 0 ? ` · ${Math.ceil(left / 1000)} s left` : ' · due now';
 		}
-		const shipment = order.shipment === 'NOT_REQUESTED' ? ''
-			: order.shipment.toLowerCase().replace('_', ' ')
-				+ (order.shipmentAttempts > 1 ? ` after ${order.shipmentAttempts} attempts` : '');
-		[order.id, order.item, status, shipment].forEach((text) => {
+		[order.id, order.item, status, shipmentText(order)].forEach((text) => {
 			const cell = document.createElement('td');
 			cell.textContent = text;
+			cell.title = text;
 			row.append(cell);
 		});
+		if (order.shipmentProblem) {
+			row.lastChild.title = order.shipmentProblem;
+		}
 		return row;
 	});
 	$('orders').replaceChildren(...rows);
 	if (rows.length === 0) {
 		$('orders').innerHTML = '<tr><td colspan="4" class="muted">no orders yet</td></tr>';
+	}
+}
+
+function shipmentText(order) {
+	const attempts = (count) => `${count} attempt${count === 1 ? '' : 's'}`;
+	switch (order.shipment) {
+		case 'IN_PROGRESS':
+			return order.shipmentAttempts === 0 ? 'sending'
+				: `refused ${order.shipmentAttempts}×, retry waiting on the wheel`;
+		case 'SHIPPED':
+			return `shipped after ${attempts(order.shipmentAttempts)}`;
+		case 'FAILED':
+			return `failed after ${attempts(order.shipmentAttempts)}`;
+		default:
+			return '';
 	}
 }
 
@@ -362,9 +381,13 @@ async function payOldest() {
 	}
 	const oldest = unpaid[unpaid.length - 1];
 	try {
-		await send(`orders/${oldest.id}/pay`);
-		say(`Paid order ${oldest.id}: its cancellation was taken off the wheel (cancelled +1) `
-			+ 'and it went to the warehouse.');
+		const order = await send(`orders/${oldest.id}/pay`);
+		const warehouse = order.shipment === 'SHIPPED' ? 'the warehouse took it'
+			: order.shipment === 'FAILED' ? `it could not be shipped: ${order.shipmentProblem}`
+				: 'the warehouse refused it, so a retry waits on the wheel';
+		say(view.state === 'SHUTDOWN'
+			? `Paid order ${oldest.id}. Its cancellation had already been dropped when the timer stopped; ${warehouse}.`
+			: `Paid order ${oldest.id}: its cancellation was taken off the wheel (cancelled +1), and ${warehouse}.`);
 	}
 	catch (error) {
 		say(`Could not pay order ${oldest.id}: ${error.message}`, 'error');
@@ -380,8 +403,9 @@ async function stopTimer() {
 			.map(([method, calls]) => `${method} × ${calls}`).join(', ');
 		say(report.alreadyStopped ? 'The timer was already stopped.'
 			: `Stopped in ${formatMillis(millis(report.took))}: ${report.firedDuringDrain} call(s) ran during the `
-				+ `${formatMillis(millis(report.drainTimeout))} drain, ${report.unprocessed} never ran and `
-				+ `were cancelled${methods ? ` (${methods})` : ''}. New calls are refused.`, 'stopped');
+				+ `${formatMillis(millis(report.drainTimeout))} drain, ${report.unprocessed} never will`
+				+ `${methods ? ` (${methods})` : ''}: counted as unprocessed, their futures cancelled. `
+				+ 'New calls are refused.', 'stopped');
 	}
 	catch (error) {
 		$('stop-timer').disabled = false;

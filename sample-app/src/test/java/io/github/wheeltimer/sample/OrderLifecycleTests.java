@@ -142,6 +142,20 @@ class OrderLifecycleTests {
 		assertThat(newest).extracting(Order::id).containsExactly(newer.id(), older.id());
 		this.client.get().uri("/orders?limit=0").exchange().expectStatus().isBadRequest().expectBody()
 			.jsonPath("$.detail").isEqualTo("limit must be between 1 and 100, but was 0");
+		this.client.get().uri("/orders?limit=abc").exchange().expectStatus().isBadRequest().expectBody()
+			.jsonPath("$.detail").isEqualTo("limit must be a whole number, but was 'abc'");
+	}
+
+	@Test
+	void aBodyThatIsNotAnOrderIsABadRequestThatSaysWhatIsExpected() {
+		int before = this.orders.newest(100).size();
+		this.client.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body("{\"item\": ")
+			.exchange().expectStatus().isBadRequest().expectBody()
+			.jsonPath("$.detail").isEqualTo("The body must be empty or a JSON object such as {\"item\": \"a teapot\"}");
+		this.client.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body(Map.of("item", "x".repeat(101)))
+			.exchange().expectStatus().isBadRequest().expectBody()
+			.jsonPath("$.detail").isEqualTo("item must be at most 100 characters, but had 101");
+		assertThat(this.orders.newest(100)).as("nothing created").hasSize(before);
 	}
 
 	/**

@@ -52,8 +52,10 @@ class ShipmentRetryTests {
 		Order order = this.orderService.create("a kettle");
 		this.warehouse.refuse(order.id(), 2);
 
-		this.orderService.pay(order.id());
+		Order paid = this.orderService.pay(order.id());
 
+		assertThat(paid.shipment()).isEqualTo(ShipmentStatus.IN_PROGRESS);
+		assertThat(paid.shipmentAttempts()).as("the first attempt, refused").isOne();
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.SHIPPED);
 		assertThat(this.orders.find(order.id()).orElseThrow().shipmentAttempts()).isEqualTo(3);
@@ -71,8 +73,12 @@ class ShipmentRetryTests {
 
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);
-		assertThat(this.orders.find(order.id()).orElseThrow().shipmentAttempts()).isEqualTo(3);
+		Order failed = this.orders.find(order.id()).orElseThrow();
+		assertThat(failed.shipmentAttempts()).isEqualTo(3);
+		assertThat(failed.shipmentProblem())
+			.isEqualTo("The warehouse refused order " + order.id() + " 3 times; no attempt is left");
 		assertThat(this.warehouse.attempts(order.id())).hasSize(3);
+		assertThat(this.wheelTimer.pendingTimeouts()).as("no retry left behind").isZero();
 	}
 
 	@Test
@@ -87,6 +93,10 @@ class ShipmentRetryTests {
 
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);
+		Order failed = this.orders.find(order.id()).orElseThrow();
+		assertThat(failed.shipmentAttempts()).isOne();
+		assertThat(failed.shipmentProblem())
+			.isEqualTo("Order " + order.id() + " was refused 1 time and cannot be retried: the timer has stopped");
 		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
 	}
 

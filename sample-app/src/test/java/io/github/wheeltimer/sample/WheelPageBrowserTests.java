@@ -83,7 +83,8 @@ class WheelPageBrowserTests {
 			assertThat(this.page.timeoutsOnTheRing()).isEqualTo(2);
 			assertThat(this.page.ordersWithStatus("PAID")).hasSize(1);
 		});
-		assertThat(this.page.text("message")).startsWith("Paid order 1001");
+		assertThat(this.page.text("message")).isEqualTo(
+				"Paid order 1001: its cancellation was taken off the wheel (cancelled +1), and the warehouse took it.");
 
 		this.page.click("stop-timer");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
@@ -92,7 +93,7 @@ class WheelPageBrowserTests {
 			assertThat(this.page.number("counter-pending")).isZero();
 			assertThat(this.page.occupiedSegments()).isEmpty();
 			assertThat(this.page.text("message"))
-				.contains("2 never ran and were cancelled (PaymentTimeouts.cancelIfUnpaid(String) × 2)");
+				.contains("2 never will (PaymentTimeouts.cancelIfUnpaid(String) × 2): counted as unprocessed");
 		});
 		assertThat(this.page.isEnabled("stop-timer")).isFalse();
 		WheelSnapshot.Counters counters = this.wheelTimer.counters();
@@ -105,9 +106,14 @@ class WheelPageBrowserTests {
 			assertThat(this.page.text("message")).startsWith("Refused: Timer 'wheelTimer' refused the delayed call");
 			assertThat(this.page.number("counter-rejected")).isEqualTo(1);
 			assertThat(this.page.ordersWithStatus("AWAITING_PAYMENT")).hasSize(2)
-				.allSatisfy((row) -> assertThat(row).contains("the timer has stopped: never cancelled"));
+				.allSatisfy((row) -> assertThat(row).contains("timer stopped: no longer cancelled by itself"));
 		});
 		assertThat(this.page.number("counter-scheduled")).isEqualTo(3);
+
+		this.page.click("pay-order");
+		await().atMost(PAGE_WAIT).untilAsserted(() -> assertThat(this.page.text("message")).isEqualTo(
+				"Paid order 1002. Its cancellation had already been dropped when the timer stopped; the warehouse took it."));
+		assertThat(this.page.number("counter-cancelled")).as("nothing was left to cancel").isEqualTo(1);
 	}
 
 }

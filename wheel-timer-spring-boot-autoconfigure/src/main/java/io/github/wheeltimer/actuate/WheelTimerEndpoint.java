@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
 
@@ -90,6 +91,14 @@ public class WheelTimerEndpoint {
 		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
 		this.timers.forEach((name, timer) -> descriptors.put(name, WheelTimerDescriptor.of(timer.snapshot())));
 		return new WheelTimersDescriptor(descriptors);
+	}
+
+	/**
+	 * Returns the names of the timers this endpoint covers.
+	 * @return the bean names, sorted
+	 */
+	Set<String> timerNames() {
+		return new TreeSet<>(this.timers.keySet());
 	}
 
 	/**

@@ -4,14 +4,19 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
- * The {@link WheelTimerEndpoint} over HTTP: a stop of an unknown timer is a 404, like a read of
- * one, rather than the empty 204 a write operation would otherwise give.
+ * The {@link WheelTimerEndpoint} over HTTP. An unknown timer is a 404 and a bad drain timeout a
+ * 400, each with a body that says why: Actuator would otherwise answer an empty 404, an empty 204
+ * for a stop of an unknown timer, and a 400 with no reason.
  */
 @EndpointWebExtension(endpoint = WheelTimerEndpoint.class)
 public class WheelTimerEndpointWebExtension {
@@ -27,18 +32,65 @@ public class WheelTimerEndpointWebExtension {
 	}
 
 	/**
+	 * Describes one timer in detail; see {@link WheelTimerEndpoint#timer(String)}.
+	 * @param name the timer's bean name
+	 * @return the details, or a 404 if there is no such timer
+	 */
+	@ReadOperation
+	public WebEndpointResponse<OperationResponseBody> timer(@Selector String name) {
+		WheelTimerEndpoint.WheelTimerDetailsDescriptor details = this.delegate.timer(name);
+		return (details != null) ? new WebEndpointResponse<>(details) : notFound(name);
+	}
+
+	/**
 	 * Stops a timer gracefully; see {@link WheelTimerEndpoint#stop(String, Duration)}.
 	 * @param name the timer's bean name
-	 * @param drainTimeout how long to keep firing due calls, or {@code null} for the configured
-	 * {@code wheel-timer.shutdown.drain-timeout}
-	 * @return the report, or a 404 if there is no such timer
+	 * @param drainTimeout how long to keep firing due calls, as Spring Boot reads durations in
+	 * properties ({@code "PT5S"}, {@code "5s"}; a bare number is milliseconds), or {@code null} for
+	 * the configured {@code wheel-timer.shutdown.drain-timeout}
+	 * @return the report; a 400 if the drain timeout is unreadable or negative; a 404 if there is
+	 * no such timer
 	 */
 	@WriteOperation
-	public WebEndpointResponse<WheelTimerEndpoint.StopReportDescriptor> stop(@Selector String name,
-			@Nullable Duration drainTimeout) {
-		WheelTimerEndpoint.StopReportDescriptor report = this.delegate.stop(name, drainTimeout);
-		return (report != null) ? new WebEndpointResponse<>(report)
-				: new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+	public WebEndpointResponse<OperationResponseBody> stop(@Selector String name, @Nullable String drainTimeout) {
+		Duration drain;
+		try {
+			drain = (drainTimeout != null) ? DurationStyle.detectAndParse(drainTimeout) : null;
+		}
+		catch (IllegalArgumentException ex) {
+			return badRequest("Invalid drainTimeout '" + drainTimeout
+					+ "': it must be a duration such as \"PT5S\" or \"5s\" (a bare number is milliseconds)");
+		}
+		try {
+			WheelTimerEndpoint.StopReportDescriptor report = this.delegate.stop(name, drain);
+			return (report != null) ? new WebEndpointResponse<>(report) : notFound(name);
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return badRequest(ex.getReason());
+		}
+	}
+
+	private WebEndpointResponse<OperationResponseBody> notFound(String name) {
+		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found",
+				"No timer named '" + name + "'; the timers are " + this.delegate.timerNames()),
+				WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
+	private static WebEndpointResponse<OperationResponseBody> badRequest(String message) {
+		return new WebEndpointResponse<>(
+				new ErrorDescriptor(WebEndpointResponse.STATUS_BAD_REQUEST, "Bad Request", message),
+				WebEndpointResponse.STATUS_BAD_REQUEST);
+	}
+
+	/**
+	 * Why a request was refused.
+	 *
+	 * @param status the HTTP status
+	 * @param error the status's reason phrase
+	 * @param message what was wrong, and what is allowed
+	 */
+	public record ErrorDescriptor(int status, String error, String message) implements OperationResponseBody {
+
 	}
 
 }

@@ -70,14 +70,15 @@ class WheelTimerEndpointWebTests {
 
 		DocumentContext details = get("/actuator/wheeltimer/wheelTimer");
 		assertThat(details.read("$.buckets.occupied", Integer.class)).isPositive();
-		assertThat(details.read("$.nextTimeouts[*].method", List.class)).hasSize(5).containsOnly(CANCEL_IF_UNPAID);
+		assertThat(details.<List<Object>>read("$.nextTimeouts[*].method")).hasSize(5).containsOnly(CANCEL_IF_UNPAID);
 		assertThat(Duration.parse(details.read("$.nextTimeouts[0].remainingDelay", String.class)))
 			.isBetween(Duration.ofMinutes(29), Duration.ofMinutes(30));
-		assertThat(details.read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].calls", List.class))
+		assertThat(details.<List<Object>>read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].calls"))
 			.containsExactly(5);
-		assertThat(details.read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].delay", List.class))
+		assertThat(details.<List<Object>>read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].delay"))
 			.containsExactly("PT30M");
-		this.client.get().uri("/actuator/wheeltimer/nope").exchange().expectStatus().isNotFound();
+		this.client.get().uri("/actuator/wheeltimer/nope").exchange().expectStatus().isNotFound().expectBody()
+			.jsonPath("$.message").isEqualTo("No timer named 'nope'; the timers are [wheelTimer]");
 
 		DocumentContext health = get("/actuator/health");
 		assertThat(health.read("$.components.wheelTimer.status", String.class)).isEqualTo("UP");
@@ -86,9 +87,8 @@ class WheelTimerEndpointWebTests {
 			.isEqualTo(5.0);
 		assertThat(get("/actuator/metrics/wheel.timer.timeouts?tag=outcome:expired&tag=name:wheelTimer")
 			.read("$.measurements[0].value", Double.class)).isEqualTo(3.0);
-		assertThat(get("/actuator/metrics/wheel.timer.lateness").read("$.measurements[?(@.statistic == 'COUNT')].value",
-				List.class))
-			.containsExactly(3.0);
+		assertThat(get("/actuator/metrics/wheel.timer.lateness")
+			.<List<Object>>read("$.measurements[?(@.statistic == 'COUNT')].value")).containsExactly(3.0);
 		assertThat(this.client.get().uri("/actuator/prometheus").exchange().returnResult(String.class).getResponseBody())
 			.contains("wheel_timer_pending_timeouts{name=\"wheelTimer\"} 5.0")
 			.contains("wheel_timer_timeouts_total{name=\"wheelTimer\",outcome=\"expired\"} 3.0")
@@ -97,11 +97,17 @@ class WheelTimerEndpointWebTests {
 			.contains("wheel_timer_tick_lag_seconds{name=\"wheelTimer\"}");
 
 		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)
-			.body("{\"drainTimeout\": \"-PT1S\"}").exchange().expectStatus().isBadRequest();
+			.body("{\"drainTimeout\": \"-PT1S\"}").exchange().expectStatus().isBadRequest().expectBody()
+			.jsonPath("$.message").isEqualTo("Invalid drainTimeout 'PT-1S': it must be zero or positive, such as \"PT5S\"");
 		this.client.post().uri("/actuator/wheeltimer/wheelTimer").contentType(MediaType.APPLICATION_JSON)
-			.body("{\"drainTimeout\": \"soon\"}").exchange().expectStatus().isBadRequest();
+			.body("{\"drainTimeout\": \"5 seconds\"}").exchange().expectStatus().isBadRequest().expectBody()
+			.jsonPath("$.message").isEqualTo("Invalid drainTimeout '5 seconds': it must be a duration such as \"PT5S\" or \"5s\""
+					+ " (a bare number is milliseconds)");
 		this.client.post().uri("/actuator/wheeltimer/nope").contentType(MediaType.APPLICATION_JSON).exchange()
-			.expectStatus().isNotFound();
+			.expectStatus().isNotFound().expectBody()
+			.jsonPath("$.message").isEqualTo("No timer named 'nope'; the timers are [wheelTimer]");
+		assertThat(get("/actuator/wheeltimer").read("$.timers.wheelTimer.state", String.class))
+			.as("a refused stop stops nothing").isEqualTo("STARTED");
 
 		DocumentContext report = JsonPath.parse(this.client.post()
 			.uri("/actuator/wheeltimer/wheelTimer")
@@ -116,7 +122,7 @@ class WheelTimerEndpointWebTests {
 		assertThat(report.read("$.drainTimeout", String.class)).isEqualTo("PT1S");
 		assertThat(report.read("$.firedDuringDrain", Integer.class)).isZero();
 		assertThat(report.read("$.unprocessed", Integer.class)).isEqualTo(5);
-		assertThat(report.read("$.unprocessedByMethod", Map.class)).containsExactly(Map.entry(CANCEL_IF_UNPAID, 5));
+		assertThat(report.<Map<String, Object>>read("$.unprocessedByMethod")).containsExactly(Map.entry(CANCEL_IF_UNPAID, 5));
 		assertThat(unpaid).allSatisfy((future) -> assertThat(future).isCancelled());
 
 		this.client.get().uri("/actuator/health").exchange().expectStatus().isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);

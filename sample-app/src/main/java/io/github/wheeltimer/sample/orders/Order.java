@@ -16,14 +16,16 @@ import org.jspecify.annotations.Nullable;
  * @param paidAt when it was paid, or {@code null}
  * @param cancelledAt when it was cancelled, or {@code null}
  * @param shipment whether the warehouse has taken it
- * @param shipmentAttempts how many times it was sent to the warehouse
+ * @param shipmentAttempts how many times it was sent to the warehouse so far
+ * @param shipmentProblem why the shipment failed, or {@code null}
  */
 public record Order(String id, String item, OrderStatus status, Instant createdAt, Instant paymentDue,
-		@Nullable Instant paidAt, @Nullable Instant cancelledAt, ShipmentStatus shipment, int shipmentAttempts) {
+		@Nullable Instant paidAt, @Nullable Instant cancelledAt, ShipmentStatus shipment, int shipmentAttempts,
+		@Nullable String shipmentProblem) {
 
 	static Order awaitingPayment(String id, String item, Instant createdAt, Instant paymentDue) {
 		return new Order(id, item, OrderStatus.AWAITING_PAYMENT, createdAt, paymentDue, null, null,
-				ShipmentStatus.NOT_REQUESTED, 0);
+				ShipmentStatus.NOT_REQUESTED, 0, null);
 	}
 
 	/**
@@ -35,7 +37,7 @@ public record Order(String id, String item, OrderStatus status, Instant createdA
 			return this;
 		}
 		return new Order(this.id, this.item, OrderStatus.PAID, this.createdAt, this.paymentDue, now, null,
-				ShipmentStatus.IN_PROGRESS, 0);
+				ShipmentStatus.IN_PROGRESS, 0, null);
 	}
 
 	/**
@@ -47,12 +49,12 @@ public record Order(String id, String item, OrderStatus status, Instant createdA
 			return this;
 		}
 		return new Order(this.id, this.item, OrderStatus.CANCELLED, this.createdAt, this.paymentDue, null, now,
-				ShipmentStatus.NOT_REQUESTED, 0);
+				ShipmentStatus.NOT_REQUESTED, 0, null);
 	}
 
-	Order shipment(ShipmentStatus shipment, int attempts) {
+	Order shipment(ShipmentStatus shipment, int attempts, @Nullable String problem) {
 		return new Order(this.id, this.item, this.status, this.createdAt, this.paymentDue, this.paidAt,
-				this.cancelledAt, shipment, attempts);
+				this.cancelledAt, shipment, attempts, problem);
 	}
 
 }

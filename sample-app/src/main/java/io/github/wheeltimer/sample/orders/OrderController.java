@@ -24,6 +24,8 @@ class OrderController {
 
 	private static final int MAX_LIMIT = 100;
 
+	private static final int MAX_ITEM_LENGTH = 100;
+
 	private final OrderService orderService;
 
 	private final OrderBook orders;
@@ -36,8 +38,12 @@ class OrderController {
 	@PostMapping
 	ResponseEntity<Order> create(@RequestBody(required = false) @Nullable NewOrder request,
 			UriComponentsBuilder uris) {
-		String item = (request != null && request.item() != null && !request.item().isBlank()) ? request.item()
+		String item = (request != null && request.item() != null && !request.item().isBlank()) ? request.item().strip()
 				: "something";
+		if (item.length() > MAX_ITEM_LENGTH) {
+			throw new IllegalArgumentException(
+					"item must be at most " + MAX_ITEM_LENGTH + " characters, but had " + item.length());
+		}
 		Order order = this.orderService.create(item);
 		return ResponseEntity.created(uris.path("/orders/{id}").build(order.id())).body(order);
 	}

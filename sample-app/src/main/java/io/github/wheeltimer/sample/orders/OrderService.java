@@ -86,7 +86,9 @@ public class OrderService {
 				// order paid.
 				cancellation.cancel(false);
 			}
-			this.shipping.ship(id).whenComplete((attempts, failure) -> recordShipment(id, attempts, failure));
+			this.shipping.ship(id, (refused) -> this.orders.update(id,
+					(current) -> current.shipment(ShipmentStatus.IN_PROGRESS, refused, null)))
+				.whenComplete((attempts, failure) -> recordShipment(id, attempts, failure));
 		}
 		// As it stands now: the warehouse may have taken it already.
 		return this.orders.find(id).orElse(order);
@@ -94,12 +96,13 @@ public class OrderService {
 
 	private void recordShipment(String id, Integer attempts, Throwable failure) {
 		if (failure == null) {
-			this.orders.update(id, (order) -> order.shipment(ShipmentStatus.SHIPPED, attempts));
+			this.orders.update(id, (order) -> order.shipment(ShipmentStatus.SHIPPED, attempts, null));
 			return;
 		}
 		Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-		int tried = (cause instanceof ShipmentFailedException shipmentFailed) ? shipmentFailed.attempts() : 0;
-		this.orders.update(id, (order) -> order.shipment(ShipmentStatus.FAILED, Math.max(tried, order.shipmentAttempts())));
+		this.orders.update(id, (order) -> order.shipment(ShipmentStatus.FAILED,
+				(cause instanceof ShipmentFailedException failed) ? failed.attempts() : order.shipmentAttempts(),
+				cause.getMessage()));
 	}
 
 }

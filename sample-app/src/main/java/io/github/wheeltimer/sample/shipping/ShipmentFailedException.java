@@ -1,7 +1,8 @@
 package io.github.wheeltimer.sample.shipping;
 
 /**
- * The warehouse refused every attempt to ship an order.
+ * An order could not be shipped: the warehouse refused every attempt, or a retry could not wait
+ * for its turn because the timer stopped.
  */
 public class ShipmentFailedException extends RuntimeException {
 
@@ -9,9 +10,20 @@ public class ShipmentFailedException extends RuntimeException {
 
 	private final int attempts;
 
-	ShipmentFailedException(String orderId, int attempts, Throwable lastFailure) {
-		super("Order " + orderId + " was refused by the warehouse " + attempts + " times", lastFailure);
+	ShipmentFailedException(String message, int attempts, Throwable cause) {
+		super(message, cause);
 		this.attempts = attempts;
+	}
+
+	static ShipmentFailedException refusedEveryTime(String orderId, int attempts, Throwable lastRefusal) {
+		return new ShipmentFailedException(
+				"The warehouse refused order " + orderId + " " + attempts + " times; no attempt is left", attempts,
+				lastRefusal);
+	}
+
+	static ShipmentFailedException notRetried(String orderId, int attempts, Throwable why) {
+		return new ShipmentFailedException("Order " + orderId + " was refused " + attempts + " time"
+				+ ((attempts == 1) ? "" : "s") + " and cannot be retried: the timer has stopped", attempts, why);
 	}
 
 	/**

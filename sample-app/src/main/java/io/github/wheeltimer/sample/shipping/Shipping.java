@@ -1,7 +1,9 @@
 package io.github.wheeltimer.sample.shipping;
 
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.IntConsumer;
 
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.stereotype.Service;
@@ -31,38 +33,46 @@ public class Shipping {
 	 * Sends an order to the warehouse now, and again later while it refuses it, up to
 	 * {@code sample.shipping.max-attempts} times in all.
 	 * @param orderId the order's id
+	 * @param refused told the number of attempts refused so far, after each refusal
 	 * @return a future that completes with the number of attempts it took, or exceptionally with a
-	 * {@link ShipmentFailedException} once every attempt was refused (or with the timer's
-	 * refusal, if it was stopped meanwhile)
+	 * {@link ShipmentFailedException}: every attempt was refused, or the timer was stopped before
+	 * the next one
 	 */
-	public CompletableFuture<Integer> ship(String orderId) {
+	public CompletableFuture<Integer> ship(String orderId, IntConsumer refused) {
 		try {
 			this.warehouse.ship(orderId);
 			return CompletableFuture.completedFuture(1);
 		}
 		catch (WarehouseUnavailableException ex) {
-			return retry(orderId, 2, ex);
+			return retry(orderId, 1, ex, refused);
 		}
 	}
 
-	private CompletableFuture<Integer> retry(String orderId, int attempt, WarehouseUnavailableException lastFailure) {
-		if (attempt > this.maxAttempts) {
-			return CompletableFuture.failedFuture(new ShipmentFailedException(orderId, attempt - 1, lastFailure));
+	private CompletableFuture<Integer> retry(String orderId, int attemptsRefused, WarehouseUnavailableException refusal,
+			IntConsumer refused) {
+		refused.accept(attemptsRefused);
+		if (attemptsRefused == this.maxAttempts) {
+			return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, attemptsRefused, refusal));
 		}
 		CompletableFuture<Void> sent;
 		try {
 			sent = this.retries.shipAgain(orderId);
 		}
 		catch (TaskRejectedException ex) {
-			// The timer was stopped: the order is paid, but no retry can be armed any more.
-			return CompletableFuture.failedFuture(ex);
+			return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, attemptsRefused, ex));
 		}
+		int attempt = attemptsRefused + 1;
 		return sent.thenApply((done) -> attempt).exceptionallyCompose((failure) -> {
 			Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-			if (cause instanceof WarehouseUnavailableException refused) {
-				return retry(orderId, attempt + 1, refused);
+			if (cause instanceof WarehouseUnavailableException refusedAgain) {
+				return retry(orderId, attempt, refusedAgain, refused);
 			}
-			return CompletableFuture.failedFuture(cause);
+			if (cause instanceof CancellationException) {
+				// The retry was still waiting when the timer stopped, which cancelled its future.
+				return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, attemptsRefused, cause));
+			}
+			return CompletableFuture.failedFuture(
+					new ShipmentFailedException("Sending order " + orderId + " failed: " + cause, attempt, cause));
 		});
 	}
 
