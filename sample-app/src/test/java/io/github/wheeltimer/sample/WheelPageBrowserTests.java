@@ -46,8 +46,10 @@ class WheelPageBrowserTests {
 
 	@AfterEach
 	void closeThePage() throws IOException {
-		try (WheelPage page = this.page) {
-			page.screenshot("wheel-page");
+		if (this.page != null) {
+			try (WheelPage page = this.page) {
+				page.screenshot("wheel-page");
+			}
 		}
 	}
 
