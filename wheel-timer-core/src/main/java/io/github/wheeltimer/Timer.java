@@ -42,6 +42,7 @@ public interface Timer {
 	/**
 	 * Stops the timer: it accepts no new timeouts, cancels every timeout that has not run yet and
 	 * returns them, so the caller can see (and, if it wants, re-schedule elsewhere) what never ran.
+	 * Before it returns, each of their tasks is told through {@link TimerTask#unprocessed(Timeout)}.
 	 * @return the timeouts that were pending when the timer stopped, each now cancelled; empty
 	 * when the timer was already stopped
 	 */
