@@ -126,8 +126,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 *
 	 * Counters: scheduled is counted by the scheduling thread before it enqueues, cancelled is the
 	 * cancellation queue's own index, fired and unprocessed by the worker, expired and failed by
-	 * whichever thread ran the task. Reading the outcomes before scheduled keeps derived numbers
-	 * (pending, running) from going negative.
+	 * whichever thread ran the task (expired in a worker-only field when that is the worker).
+	 * Reading the outcomes before scheduled keeps derived numbers (pending, running) from going
+	 * negative.
 	 *
 	 * Waking the worker (no idle wake-ups)
 	 * -------------------------------------
@@ -158,8 +159,19 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	/** {@code awakeSince} while the worker is parked, has not started, or has ended. */
 	private static final long NOT_AWAKE = Long.MIN_VALUE;
 
-	/** Most queue elements the worker takes in one go before it looks at the clock again. */
-	private static final int TRANSFER_BATCH = 1 << 16;
+	/**
+	 * Most queue elements the worker takes in one go before it looks at the clock again: a burst
+	 * of new timeouts must not hold up the ones falling due meanwhile. 4096 take well under a
+	 * millisecond.
+	 */
+	private static final int TRANSFER_BATCH = 1 << 12;
+
+	/**
+	 * Most fires that share one clock reading for their lateness. A clock read costs about as much
+	 * as handing a timeout to run, so reading it after every task would double the cost of a full
+	 * bucket.
+	 */
+	private static final int LATENESS_BATCH = 32;
 
 	private static final System.Logger logger = System.getLogger(HashedWheelTimer.class.getName());
 
@@ -187,6 +199,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private static final VarHandle LATENESS;
 
+	private static final VarHandle EXPIRED_ON_WORKER;
+
 	private static final VarHandle AWAKE_SINCE;
 
 	private static final VarHandle QUERIES;
@@ -202,6 +216,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			UNPROCESSED = lookup.findVarHandle(HashedWheelTimer.class, "unprocessed", long.class);
 			MAX_TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "maxTickLag", long.class);
 			LATENESS = lookup.findVarHandle(HashedWheelTimer.class, "lateness", long.class);
+			EXPIRED_ON_WORKER = lookup.findVarHandle(HashedWheelTimer.class, "expiredOnWorker", long.class);
 			AWAKE_SINCE = lookup.findVarHandle(HashedWheelTimer.class, "awakeSince", long.class);
 			QUERIES = lookup.findVarHandle(HashedWheelTimer.class, "queries", SoonestQuery.class);
 		}
@@ -277,6 +292,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/** In microseconds, saturating. */
 	private long lateness;
+
+	/** Tasks that ran to completion on the worker thread itself: counted without a CAS. */
+	private long expiredOnWorker;
 
 	/** When the worker began its current pass of work; NOT_AWAKE while it parks. */
 	private long awakeSince = NOT_AWAKE;
@@ -630,7 +648,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * @return the counters at this moment
 	 */
 	public WheelSnapshot.Counters counters() {
-		long expired = this.expired.sum();
+		long expired = this.expired.sum() + (long) EXPIRED_ON_WORKER.getOpaque(this);
 		long failed = this.failed.sum();
 		long lateness = (long) LATENESS.getOpaque(this);
 		long fired = (long) FIRED.getOpaque(this);
@@ -758,14 +776,14 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		return this.ticker.nanoTime() - this.origin;
 	}
 
-	/** Runs a due timeout's task and counts how it ended; on the worker or the task executor. */
+	/**
+	 * Runs a due timeout's task on the task executor, and counts how it ended. (On the worker
+	 * thread, {@code Worker.runOnWorker} does it.) Marks the thread as running a task of this timer
+	 * meanwhile, so that the task cannot deadlock by stopping its own timer.
+	 */
 	void runTask(HashedWheelTimeout timeout) {
-		boolean onExecutor = this.taskExecutor != null;
-		HashedWheelTimer outer = null;
-		if (onExecutor) {
-			outer = taskRunningFor.get();
-			taskRunningFor.set(this);
-		}
+		HashedWheelTimer outer = taskRunningFor.get();
+		taskRunningFor.set(this);
 		try {
 			timeout.task.run(timeout);
 			this.expired.increment();
@@ -775,13 +793,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			warn(() -> "Task of " + timeout + " threw an exception", ex);
 		}
 		finally {
-			if (onExecutor) {
-				if (outer != null) {
-					taskRunningFor.set(outer);
-				}
-				else {
-					taskRunningFor.remove();
-				}
+			if (outer != null) {
+				taskRunningFor.set(outer);
+			}
+			else {
+				taskRunningFor.remove();
 			}
 		}
 	}
@@ -835,8 +851,22 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
 
-		/** When the timeouts being fired were taken up: each one's lateness counts to here. */
-		private long firingAt;
+		/*
+		 * Lateness is counted in batches of at most LATENESS_BATCH fires: each fire of a batch
+		 * counts as handed to run at the clock reading that ends the batch. So a task that holds
+		 * the worker makes the timeouts after it late by that time (as they are), and, at worst,
+		 * the few fired just before it in the same batch too: the sum errs on the late side, never
+		 * the early one, and costs one clock read per batch rather than one per task.
+		 */
+
+		/** The clock reading that opened the current batch. */
+		private long batchStart;
+
+		/** Fires in the current batch. */
+		private int batchFires;
+
+		/** The current batch's lateness up to batchStart, summed over its fires. */
+		private long batchLateness;
 
 		@Override
 		public void run() {
@@ -970,6 +1000,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			for (int i = 0; i < TRANSFER_BATCH; i++) {
 				HashedWheelTimeout timeout = (HashedWheelTimeout) queue.pollOrWait();
 				if (timeout == null) {
+					endLatenessBatch();
 					return false;
 				}
 				timeout.next = null;
@@ -977,9 +1008,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					continue;
 				}
 				if (HashedWheelTimer.this.wheel.tickOf(timeout.deadline) < this.processed) {
-					// Overdue on arrival (a delay of zero, or a busy worker): one clock read per batch.
+					// Overdue on arrival (a delay of zero, or a busy worker).
 					if (!clockRead) {
-						this.firingAt = elapsedNanos();
+						this.batchStart = elapsedNanos();
 						clockRead = true;
 					}
 					fire(timeout);
@@ -988,6 +1019,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					HashedWheelTimer.this.wheel.add(timeout);
 				}
 			}
+			endLatenessBatch();
 			return !queue.isEmpty();
 		}
 
@@ -1001,10 +1033,12 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			long from = Math.max(this.processed, currentTick - wheel.ticksPerWheel());
 			for (long tick = from; tick < currentTick; tick++) {
 				long startedAt = elapsedNanos();
-				this.firingAt = startedAt;
+				this.batchStart = startedAt;
 				// Lag only where something was due: a bucket of later-round timeouts the worker
 				// slept through on purpose is not late.
-				if (wheel.expire(tick, this.fireDue) > 0) {
+				int fired = wheel.expire(tick, this.fireDue);
+				endLatenessBatch();
+				if (fired > 0) {
 					recordMaxLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
 					if (isStopDue()) {
 						publishProcessed(tick + 1);
@@ -1027,32 +1061,60 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 		}
 
-		/** Hands a due timeout to run; {@code firingAt} must be set. */
+		/** Hands a due timeout to run; {@code batchStart} must be set. */
 		private void fire(HashedWheelTimeout timeout) {
 			if (!timeout.expire()) {
 				return;
 			}
 			HashedWheelTimer timer = HashedWheelTimer.this;
 			FIRED.setOpaque(timer, timer.fired + 1);
-			long lateMicros = Math.max(0, this.firingAt - timeout.deadline) / 1_000;
+			this.batchLateness += Math.max(0, this.batchStart - timeout.deadline);
+			releasePending(1);
+			Executor executor = timer.taskExecutor;
+			if (executor == null) {
+				runOnWorker(timeout);
+			}
+			else {
+				try {
+					executor.execute(timeout);
+				}
+				catch (Throwable ex) {
+					timer.failed.increment();
+					warn(() -> "Task executor refused " + timeout, ex);
+				}
+			}
+			if (++this.batchFires == LATENESS_BATCH) {
+				endLatenessBatch();
+			}
+		}
+
+		/** Runs a task on the worker thread itself, its only writer of expiredOnWorker. */
+		private void runOnWorker(HashedWheelTimeout timeout) {
+			HashedWheelTimer timer = HashedWheelTimer.this;
+			try {
+				timeout.task.run(timeout);
+				EXPIRED_ON_WORKER.setOpaque(timer, timer.expiredOnWorker + 1);
+			}
+			catch (Throwable ex) {
+				timer.failed.increment();
+				warn(() -> "Task of " + timeout + " threw an exception", ex);
+			}
+		}
+
+		/** Counts the lateness of the fires since the batch began, and begins the next batch. */
+		private void endLatenessBatch() {
+			if (this.batchFires == 0) {
+				return;
+			}
+			long now = elapsedNanos();
+			long lateMicros = (this.batchLateness + this.batchFires * Math.max(0, now - this.batchStart)) / 1_000;
+			HashedWheelTimer timer = HashedWheelTimer.this;
 			// Saturates: 100,000 fires a second, 50 ms late each, would overflow a nanosecond sum in weeks.
 			LATENESS.setOpaque(timer, (timer.lateness > Long.MAX_VALUE - lateMicros) ? Long.MAX_VALUE
 					: timer.lateness + lateMicros);
-			releasePending(1);
-			Executor executor = HashedWheelTimer.this.taskExecutor;
-			if (executor == null) {
-				runTask(timeout);
-				// The task took the worker's time: whatever it hands to run next is that much later.
-				this.firingAt = elapsedNanos();
-				return;
-			}
-			try {
-				executor.execute(timeout);
-			}
-			catch (Throwable ex) {
-				HashedWheelTimer.this.failed.increment();
-				warn(() -> "Task executor refused " + timeout, ex);
-			}
+			this.batchStart = now;
+			this.batchFires = 0;
+			this.batchLateness = 0;
 		}
 
 		private void sleep() {

@@ -129,11 +129,13 @@ final class Wheel {
 	int expire(long tick, Consumer<HashedWheelTimeout> onDue) {
 		int bucket = (int) (tick & this.mask);
 		int count = this.counts[bucket];
-		if (count == 0) {
+		long limit = (tick + 1) * this.tickNanos;
+		if (count == 0 || this.earliest[bucket] >= limit) {
+			// Nothing due: the bucket's timeouts wait for later revolutions (earliest is a lower
+			// bound, and cancelled ones leave through the cancellation queue, not through here).
 			return 0;
 		}
 		int due = 0;
-		long limit = (tick + 1) * this.tickNanos;
 		WheelNode sentinel = this.sentinels[bucket];
 		long earliest = Long.MAX_VALUE;
 		long latest = Long.MIN_VALUE;

@@ -80,7 +80,10 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 	 * @param unprocessed timeouts still pending when the timer stopped, cancelled and returned by the stop
 	 * @param lateness how late the timeouts that fired ({@code expired + failed + running}) were
 	 * handed to run, each relative to its deadline, added up: divided by their number, the mean
-	 * lateness, which is about half a tick on a timer that keeps up
+	 * lateness, which is about half a tick on a timer that keeps up. Up to 32 fires in a row share
+	 * one clock reading, taken after them: when a task running on the worker thread holds it up,
+	 * the few fired just before it in that batch count as late as those after it (the sum errs
+	 * late, never early)
 	 */
 	public record Counters(long scheduled, long expired, long failed, long cancelled, long rejected, long running,
 			long unprocessed, Duration lateness) {
