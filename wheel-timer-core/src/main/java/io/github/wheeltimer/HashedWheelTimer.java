@@ -45,9 +45,11 @@ import java.util.function.Supplier;
  * (the default) for request timeouts and order expiry, 1-10 ms where lateness matters more.</li>
  * <li><b>Wheel size.</b> {@code ticksPerWheel} (default 512, rounded up to a power of two) is how
  * many ticks one revolution spans: 512 x 100 ms = 51.2 s. A timeout further away than one
- * revolution stays in its bucket and is looked at once per revolution until it is due, so a wheel
- * that spans your usual delays keeps the worker's work proportional to what fires. Each bucket
- * costs about 40 bytes.</li>
+ * revolution stays in its bucket for several revolutions. The worker skips a bucket whose earliest
+ * deadline lies in a later revolution, but walks the whole bucket when something in it is due, so
+ * far timeouts sharing a bucket with near ones are looked at again each revolution: a wheel that
+ * spans your usual delays keeps the worker's work proportional to what fires. Each bucket costs
+ * about 40 bytes.</li>
  * <li><b>Idle cost.</b> Unlike Netty's timer, the worker does not wake on every tick: with nothing
  * pending it parks until a timeout arrives, and otherwise it sleeps until the next tick that has a
  * timeout in it. New and cancelled timeouts reach the worker within about one tick.</li>
@@ -1003,12 +1005,15 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					endLatenessBatch();
 					return false;
 				}
-				timeout.next = null;
 				if (!timeout.isPending()) {
+					timeout.next = null;
 					continue;
 				}
-				if (HashedWheelTimer.this.wheel.tickOf(timeout.deadline) < this.processed) {
+				// One division per timeout: the tick decides both "overdue?" and the bucket.
+				long tick = HashedWheelTimer.this.wheel.tickOf(timeout.deadline);
+				if (tick < this.processed) {
 					// Overdue on arrival (a delay of zero, or a busy worker).
+					timeout.next = null;
 					if (!clockRead) {
 						this.batchStart = elapsedNanos();
 						clockRead = true;
@@ -1016,7 +1021,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 					fire(timeout);
 				}
 				else {
-					HashedWheelTimer.this.wheel.add(timeout);
+					// add() sets the links the queue left in the node.
+					HashedWheelTimer.this.wheel.add(timeout, tick);
 				}
 			}
 			endLatenessBatch();

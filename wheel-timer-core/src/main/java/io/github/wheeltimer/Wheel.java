@@ -90,7 +90,12 @@ final class Wheel {
 	}
 
 	void add(HashedWheelTimeout timeout) {
-		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
+		add(timeout, tickOf(timeout.deadline));
+	}
+
+	/** Links a timeout whose deadline falls in {@code tick} (computed once by the caller). */
+	void add(HashedWheelTimeout timeout, long tick) {
+		int bucket = (int) (tick & this.mask);
 		WheelNode sentinel = this.sentinels[bucket];
 		WheelNode last = sentinel.prev;
 		timeout.prev = last;

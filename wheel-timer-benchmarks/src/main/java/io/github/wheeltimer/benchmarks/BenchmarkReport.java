@@ -43,6 +43,9 @@ public final class BenchmarkReport {
 
 	private static final List<Peer> COLUMNS = List.of(Peer.values());
 
+	/** Rows whose figures say yes or no (freed? flat?) more than how much: no ratio. */
+	private static final Set<String> WITHOUT_RATIO = Set.of("C1m", "C2h");
+
 	private BenchmarkReport() {
 	}
 
@@ -179,8 +182,11 @@ public final class BenchmarkReport {
 				}
 				else {
 					table.append(measurement.text());
-					if (peer != Peer.OURS && ours != null && measurement.value() != 0
-							&& !Double.isNaN(measurement.value()) && !Double.isNaN(ours.value())) {
+					// No ratio where either figure is zero (no wake-ups, a flat heap): it would mean nothing.
+					if (peer != Peer.OURS && ours != null && !WITHOUT_RATIO.contains(row.id())
+							&& Math.abs(measurement.value()) > 1e-9
+							&& Math.abs(ours.value()) > 1e-9 && !Double.isNaN(measurement.value())
+							&& !Double.isNaN(ours.value())) {
 						table.append(String.format(Locale.ROOT, " (%.2f×)", ours.value() / measurement.value()));
 					}
 				}
