@@ -19,7 +19,7 @@ final class HeapFlatness implements PlainRow {
 
 	@Override
 	public String title() {
-		return "heap kept after 5M schedule+cancel pairs";
+		return "heap kept after 3M schedule+cancel pairs";
 	}
 
 	@Override
@@ -31,7 +31,7 @@ final class HeapFlatness implements PlainRow {
 				Object task = timer.task(() -> {
 				});
 				long before = Heap.usedAfterGc();
-				int pairs = mode.scale(5_000_000);
+				int pairs = mode.scale(3_000_000);
 				for (int i = 0; i < pairs; i++) {
 					timer.cancel(timer.schedule(task, ScheduleThenCancelBenchmark.THIRTY_SECONDS));
 				}

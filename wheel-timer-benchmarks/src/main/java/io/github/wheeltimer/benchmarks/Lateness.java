@@ -113,7 +113,7 @@ final class Lateness implements PlainRow {
 			System.gc();
 			return burst(peer, this.burst, this.minDelayNanos, this.maxDelayNanos);
 		}
-		return paced(peer, (int) (Duration.ofSeconds(mode.scale(5)).toNanos() / MS));
+		return paced(peer, (int) (Duration.ofSeconds(mode.scale(3)).toNanos() / MS));
 	}
 
 	private Measurement burst(Peer peer, int count, long minDelayNanos, long maxDelayNanos)

@@ -100,7 +100,7 @@ final class WakeUps implements PlainRow {
 			// Give them a second to reach the wheel (Netty moves 100,000 per tick), so that the
 			// window sees them kept, not taken in.
 			Thread.sleep(1000);
-			Sample sample = Sample.of(timer.worker(), Duration.ofSeconds(mode.scale(5)));
+			Sample sample = Sample.of(timer.worker(), Duration.ofSeconds(mode.scale(3)));
 			if (System.nanoTime() - start >= PENDING_DELAY) {
 				throw new IllegalStateException("the timeouts fell due before the window ended");
 			}
