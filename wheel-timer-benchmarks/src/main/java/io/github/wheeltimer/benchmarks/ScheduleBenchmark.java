@@ -1,19 +1,15 @@
 package io.github.wheeltimer.benchmarks;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 
 /**
@@ -23,28 +19,16 @@ import org.openjdk.jmh.annotations.Threads;
  */
 @State(Scope.Benchmark)
 @Fork(value = 1, jvmArgsAppend = { ForkedJvm.HEAP_MIN, ForkedJvm.HEAP_MAX, ForkedJvm.YOUNG, ForkedJvm.GC })
-public class ScheduleBenchmark {
+public class ScheduleBenchmark extends FreshTimerPerIteration {
 
 	static final long ONE_HOUR = TimeUnit.HOURS.toNanos(1);
 
 	@Param({ "ours", "netty", "jdk-stpe", "kafka" })
 	public String peer;
 
-	private Peer.PeerTimer timer;
-
-	private Object task;
-
-	@Setup(Level.Iteration)
-	public void startTimer() {
-		this.timer = Peer.ofLabel(this.peer).create(Duration.ofMillis(100), 512);
-		this.task = this.timer.task(() -> {
-		});
-	}
-
-	@TearDown(Level.Iteration)
-	public void stopTimer() {
-		this.timer.close();
-		this.timer = null;
+	@Override
+	protected String peer() {
+		return this.peer;
 	}
 
 	/** S1: ns per schedule from one thread (with {@code -prof gc}: bytes per schedule). */
