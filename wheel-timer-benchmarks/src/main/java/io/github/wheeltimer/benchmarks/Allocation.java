@@ -2,7 +2,7 @@ package io.github.wheeltimer.benchmarks;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -27,34 +27,32 @@ final class Allocation implements PlainRow {
 	}
 
 	@Override
-	public Map<Peer, Measurement> measure(Mode mode) throws Exception {
-		Map<Peer, Measurement> results = new LinkedHashMap<>();
-		for (Peer peer : new Peer[] { Peer.OURS, Peer.NETTY, Peer.JDK, Peer.KAFKA }) {
-			Peer.PeerTimer timer = peer.create(Duration.ofMillis(100), 512);
-			try {
-				Object task = timer.task(() -> {
-				});
-				int count = 1_000_000;
-				// Warm up the path, so that class loading and JIT compilation are not counted.
-				for (int i = 0; i < count / 10; i++) {
-					timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
-				}
-				Thread.sleep(300);
-				long before = allocatedByAllThreads();
-				for (int i = 0; i < count; i++) {
-					timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
-				}
-				// Let the timer's threads move the new timeouts into place (Netty: 100k per tick).
-				Thread.sleep(1_500);
-				double perSchedule = (double) (allocatedByAllThreads() - before) / count;
-				results.put(peer, Measurement.of(perSchedule, "%.1f B"));
+	public Map<Peer, Measurement> measure(Mode mode) {
+		return Lateness.eachPeer(id(), List.of(Peer.OURS, Peer.NETTY, Peer.JDK, Peer.KAFKA), Allocation::measure);
+	}
+
+	private static Measurement measure(Peer peer) throws InterruptedException {
+		Peer.PeerTimer timer = peer.create(Duration.ofMillis(100), 512);
+		try {
+			Object task = timer.task(() -> {
+			});
+			int count = 1_000_000;
+			// Warm up the path, so that class loading and JIT compilation are not counted.
+			for (int i = 0; i < count / 10; i++) {
+				timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
 			}
-			finally {
-				timer.close();
+			Thread.sleep(300);
+			long before = allocatedByAllThreads();
+			for (int i = 0; i < count; i++) {
+				timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
 			}
-			Heap.usedAfterGc();
+			// Let the timer's threads move the new timeouts into place (Netty: 100k per tick).
+			Thread.sleep(1_500);
+			return Measurement.of((double) (allocatedByAllThreads() - before) / count, "%.1f B");
 		}
-		return results;
+		finally {
+			Lateness.closeAndJoin(timer);
+		}
 	}
 
 	private static long allocatedByAllThreads() {

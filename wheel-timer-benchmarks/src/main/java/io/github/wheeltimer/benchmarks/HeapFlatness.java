@@ -1,7 +1,8 @@
 package io.github.wheeltimer.benchmarks;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -23,29 +24,28 @@ final class HeapFlatness implements PlainRow {
 	}
 
 	@Override
-	public Map<Peer, Measurement> measure(Mode mode) throws Exception {
-		Map<Peer, Measurement> results = new LinkedHashMap<>();
-		for (Peer peer : Peer.values()) {
-			Peer.PeerTimer timer = peer.create(TICK, 512);
-			try {
-				Object task = timer.task(() -> {
-				});
-				long before = Heap.usedAfterGc();
-				int pairs = mode.scale(3_000_000);
-				for (int i = 0; i < pairs; i++) {
-					timer.cancel(timer.schedule(task, ScheduleThenCancelBenchmark.THIRTY_SECONDS));
-				}
-				Thread.sleep(3 * TICK.toMillis());
-				double kept = Heap.usedAfterGc() - before;
-				double perPair = kept / pairs;
-				results.put(peer, new Measurement(perPair, String.format(java.util.Locale.ROOT, "%s (%.1f MB kept)",
-						(kept < 8 << 20) ? "flat" : "grows", kept / (1 << 20))));
+	public Map<Peer, Measurement> measure(Mode mode) {
+		int pairs = mode.scale(3_000_000);
+		return Lateness.eachPeer(id(), List.of(Peer.values()), (peer) -> measure(peer, pairs));
+	}
+
+	private static Measurement measure(Peer peer, int pairs) throws InterruptedException {
+		Peer.PeerTimer timer = peer.create(TICK, 512);
+		try {
+			Object task = timer.task(() -> {
+			});
+			long before = Heap.usedAfterGc();
+			for (int i = 0; i < pairs; i++) {
+				timer.cancel(timer.schedule(task, ScheduleThenCancelBenchmark.THIRTY_SECONDS));
 			}
-			finally {
-				timer.close();
-			}
+			Thread.sleep(3 * TICK.toMillis());
+			double kept = Heap.usedAfterGc() - before;
+			return new Measurement(kept / pairs, String.format(Locale.ROOT, "%s (%.1f MB kept)",
+					(kept < 8 << 20) ? "flat" : "grows", kept / (1 << 20)));
 		}
-		return results;
+		finally {
+			Lateness.closeAndJoin(timer);
+		}
 	}
 
 }
