@@ -7,10 +7,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 
 /**
  * The page at {@code GET /} as the browser tests read it: by the ids and data attributes the page
@@ -33,7 +33,7 @@ final class WheelPage implements AutoCloseable {
 	}
 
 	String text(String id) {
-		return this.browser.findElement(By.id(id)).getText();
+		return script("return document.getElementById(arguments[0]).innerText;", id);
 	}
 
 	int number(String id) {
@@ -41,33 +41,43 @@ final class WheelPage implements AutoCloseable {
 	}
 
 	String handTransform() {
-		return this.browser.findElement(By.id("hand")).getDomAttribute("transform");
+		return script("return document.getElementById('hand').getAttribute('transform');");
 	}
 
-	/** The ring's segments: one per bucket, or per run of buckets on a large wheel. */
-	List<WebElement> segments() {
-		return this.browser.findElements(By.cssSelector("#buckets path"));
+	/** The number of segments on the ring: one per bucket, or per run of buckets on a large wheel. */
+	int segmentCount() {
+		return this.<Number>script("return document.querySelectorAll('#buckets path').length;").intValue();
 	}
 
-	List<WebElement> occupiedSegments() {
-		return this.browser.findElements(By.cssSelector("#buckets path.occupied"));
+	/** The inline style of each segment that holds timeouts. */
+	List<String> occupiedSegmentStyles() {
+		return all("#buckets path.occupied", "getAttribute('style')");
 	}
 
 	int timeoutsOnTheRing() {
-		return occupiedSegments().stream()
-			.mapToInt((segment) -> Integer.parseInt(segment.getDomAttribute("data-timeouts")))
-			.sum();
+		return all("#buckets path.occupied", "dataset.timeouts").stream().mapToInt(Integer::parseInt).sum();
 	}
 
 	List<String> nextTimeouts() {
-		return this.browser.findElements(By.cssSelector("#next-timeouts li")).stream().map(WebElement::getText).toList();
+		return all("#next-timeouts li", "innerText");
 	}
 
 	List<String> ordersWithStatus(String status) {
-		return this.browser.findElements(By.cssSelector("#orders tr[data-status=" + status + "]"))
-			.stream()
-			.map(WebElement::getText)
-			.toList();
+		return all("#orders tr[data-status=" + status + "]", "innerText");
+	}
+
+	/**
+	 * Reads a property of every element that matches, in one script: the page redraws its lists
+	 * twice a second, so elements found by one call may be gone by the next.
+	 */
+	private List<String> all(String selector, String property) {
+		return script("return Array.from(document.querySelectorAll(arguments[0]), (e) => String(e." + property + "));",
+				selector);
+	}
+
+	@SuppressWarnings("unchecked")
+	private <T> T script(String script, Object... arguments) {
+		return (T) ((JavascriptExecutor) this.browser).executeScript(script, arguments);
 	}
 
 	/** Keeps what the page showed last, for a human to look at: {@code target/<name>.png}. */

@@ -57,10 +57,10 @@ class WheelPageBrowserTests {
 	void thePageDrawsTheWheelFillsItWithOrdersAndStopsTheTimer() {
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
 			assertThat(this.page.text("state")).isEqualTo("STARTED");
-			assertThat(this.page.segments()).as("one segment per bucket").hasSize(128);
+			assertThat(this.page.segmentCount()).as("one segment per bucket").isEqualTo(128);
 		});
 		assertThat(this.page.text("geometry")).isEqualTo("100 ms ticks × 128 buckets = 12.8 s per revolution");
-		assertThat(this.page.occupiedSegments()).isEmpty();
+		assertThat(this.page.occupiedSegmentStyles()).isEmpty();
 		String handBefore = this.page.handTransform();
 		await("the hand sweeps round").atMost(PAGE_WAIT).until(() -> !this.page.handTransform().equals(handBefore));
 
@@ -68,8 +68,8 @@ class WheelPageBrowserTests {
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
 			assertThat(this.page.number("counter-scheduled")).isEqualTo(3);
 			assertThat(this.page.number("counter-pending")).isEqualTo(3);
-			assertThat(this.page.occupiedSegments()).isNotEmpty()
-				.allSatisfy((bucket) -> assertThat(bucket.getDomAttribute("style")).contains("fill"));
+			assertThat(this.page.occupiedSegmentStyles()).isNotEmpty()
+				.allSatisfy((style) -> assertThat(style).contains("fill"));
 			assertThat(this.page.timeoutsOnTheRing()).as("the ring holds the three timeouts").isEqualTo(3);
 			assertThat(this.page.nextTimeouts()).hasSize(3)
 				.allSatisfy((line) -> assertThat(line).startsWith("PaymentTimeouts.cancelIfUnpaid(String)"));
@@ -93,7 +93,7 @@ class WheelPageBrowserTests {
 			assertThat(this.page.text("state")).isEqualTo("SHUTDOWN");
 			assertThat(this.page.number("counter-unprocessed")).isEqualTo(2);
 			assertThat(this.page.number("counter-pending")).isZero();
-			assertThat(this.page.occupiedSegments()).isEmpty();
+			assertThat(this.page.occupiedSegmentStyles()).isEmpty();
 			assertThat(this.page.text("message"))
 				.contains("2 never will (PaymentTimeouts.cancelIfUnpaid(String) × 2): counted as unprocessed");
 		});
