@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,6 +37,7 @@ class QuickStartCommandIT {
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
 	@Test
+	@Timeout(value = 8, unit = TimeUnit.MINUTES) // the build's 3-minute guard is too short for a cold Maven run
 	void theRunCommandStartsTheSampleAndEveryCurlCommandGetsAnAnswer() throws Exception {
 		Readme readme = Readme.read(ROOT.resolve("README.md"));
 		List<String> runCommands = readme.commandsStartingWith("./mvnw").stream()
