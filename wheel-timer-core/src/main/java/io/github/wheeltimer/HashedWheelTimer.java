@@ -336,8 +336,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		this.tickNanos = validTickNanos(builder.tickDuration);
 		int wheelSize = validTicksPerWheel(builder.ticksPerWheel);
 		if (this.tickNanos > Long.MAX_VALUE / wheelSize) {
-			throw new IllegalArgumentException("tickDuration (" + builder.tickDuration + ") times ticksPerWheel ("
-					+ wheelSize + ") must not exceed Long.MAX_VALUE nanoseconds (about 292 years)");
+			throw new InvalidTimerSettingException("ticksPerWheel", builder.ticksPerWheel, "(rounded up to " + wheelSize
+					+ ") times tickDuration (" + builder.tickDuration
+					+ ") must not exceed Long.MAX_VALUE nanoseconds (about 292 years)");
 		}
 		this.maxPendingTimeouts = Math.max(0, builder.maxPendingTimeouts);
 		this.limitedPending = (this.maxPendingTimeouts > 0) ? new AtomicLong() : null;
@@ -360,21 +361,21 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	private static long validTickNanos(Duration tickDuration) {
 		Objects.requireNonNull(tickDuration, "tickDuration must not be null");
 		if (tickDuration.compareTo(MIN_TICK_DURATION) < 0) {
-			throw new IllegalArgumentException(
-					"tickDuration must be at least " + MIN_TICK_DURATION.toMillis() + "ms, was " + tickDuration);
+			throw new InvalidTimerSettingException("tickDuration", tickDuration,
+					"must be at least " + MIN_TICK_DURATION.toMillis() + "ms");
 		}
 		try {
 			return tickDuration.toNanos();
 		}
 		catch (ArithmeticException ex) {
-			throw new IllegalArgumentException("tickDuration must fit in a long of nanoseconds, was " + tickDuration);
+			throw new InvalidTimerSettingException("tickDuration", tickDuration, "must fit in a long of nanoseconds");
 		}
 	}
 
 	private static int validTicksPerWheel(int ticksPerWheel) {
 		if (ticksPerWheel <= 0 || ticksPerWheel > MAX_TICKS_PER_WHEEL) {
-			throw new IllegalArgumentException(
-					"ticksPerWheel must be between 1 and " + MAX_TICKS_PER_WHEEL + ", was " + ticksPerWheel);
+			throw new InvalidTimerSettingException("ticksPerWheel", ticksPerWheel,
+					"must be from 1 to " + MAX_TICKS_PER_WHEEL + " (2^30)");
 		}
 		return (ticksPerWheel == 1) ? 1 : Integer.highestOneBit(ticksPerWheel - 1) << 1;
 	}
@@ -427,6 +428,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			answerQueriesAfterTermination();
 			throw ex;
 		}
+		this.ticker.attach(this.workerThread);
 		if (runningInstances.incrementAndGet() > INSTANCE_COUNT_WARNING_THRESHOLD
 				&& instanceWarningLogged.compareAndSet(false, true)) {
 			logger.log(Level.WARNING, "More than " + INSTANCE_COUNT_WARNING_THRESHOLD
@@ -606,6 +608,15 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			logger.log(Level.WARNING, () -> "Timer closed with " + unprocessed.size()
 					+ " timeouts that never ran; they were cancelled");
 		}
+	}
+
+	/**
+	 * Returns the source of time this timer was built with: {@link Ticker#system()} unless the
+	 * builder was given another.
+	 * @return the ticker
+	 */
+	public Ticker ticker() {
+		return this.ticker;
 	}
 
 	/**
@@ -1330,7 +1341,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		/**
 		 * Builds the timer. It starts its worker thread on first use.
 		 * @return a new timer
-		 * @throws IllegalArgumentException if a setting is out of range
+		 * @throws InvalidTimerSettingException if a setting is out of range; it names the setting
 		 */
 		public HashedWheelTimer build() {
 			return new HashedWheelTimer(this);

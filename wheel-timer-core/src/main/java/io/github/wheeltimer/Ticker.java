@@ -40,6 +40,16 @@ public interface Ticker {
 	void unpark(Thread thread);
 
 	/**
+	 * Tells this ticker that {@code worker} is a timer's worker thread, which from now on reads
+	 * and parks on it. A timer calls it once, right after starting its worker. The system ticker
+	 * ignores it; a ticker that drives timers in tests uses it to know which threads it must see
+	 * parked before it can say that everything due has been done.
+	 * @param worker the worker thread, already started
+	 */
+	default void attach(Thread worker) {
+	}
+
+	/**
 	 * Returns the ticker that reads {@link System#nanoTime()} and parks with {@link LockSupport}.
 	 * @return the system ticker
 	 */

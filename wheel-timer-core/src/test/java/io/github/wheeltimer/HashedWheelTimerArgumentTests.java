@@ -1,6 +1,8 @@
 package io.github.wheeltimer;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -8,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
@@ -41,15 +44,22 @@ class HashedWheelTimerArgumentTests {
 	@ParameterizedTest
 	@CsvSource({ "0", "-1", "1073741825", "2147483647" })
 	void ticksPerWheelOutOfRangeIsRefused(int ticksPerWheel) {
-		assertThatIllegalArgumentException().isThrownBy(() -> HashedWheelTimer.builder().ticksPerWheel(ticksPerWheel).build())
-			.withMessage("ticksPerWheel must be between 1 and 1073741824, was " + ticksPerWheel);
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
+			.isThrownBy(() -> HashedWheelTimer.builder().ticksPerWheel(ticksPerWheel).build())
+			.withMessage("ticksPerWheel must be from 1 to 1073741824 (2^30), was " + ticksPerWheel)
+			.satisfies((invalid) -> {
+				assertThat(invalid.getSetting()).isEqualTo("ticksPerWheel");
+				assertThat(invalid.getValue()).isEqualTo(ticksPerWheel);
+				assertThat(invalid.getReason()).isEqualTo("must be from 1 to 1073741824 (2^30)");
+			});
 	}
 
 	@Test
 	void tickShorterThanOneMillisecondIsRefusedNotRoundedUp() {
-		assertThatIllegalArgumentException()
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
 			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofNanos(999_999)).build())
-			.withMessage("tickDuration must be at least 1ms, was PT0.000999999S");
+			.withMessage("tickDuration must be at least 1ms, was PT0.000999999S")
+			.satisfies((invalid) -> assertThat(invalid.getSetting()).isEqualTo("tickDuration"));
 		assertThatIllegalArgumentException().isThrownBy(() -> new HashedWheelTimer(500, TimeUnit.MICROSECONDS))
 			.withMessageContaining("tickDuration must be at least 1ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> new HashedWheelTimer(0, TimeUnit.MILLISECONDS))
@@ -66,10 +76,11 @@ class HashedWheelTimerArgumentTests {
 
 	@Test
 	void tickTimesWheelSizeThatOverflowsIsRefused() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofHours(3)).ticksPerWheel(1 << 20).build())
-			.withMessage("tickDuration (PT3H) times ticksPerWheel (1048576) must not exceed Long.MAX_VALUE nanoseconds"
-					+ " (about 292 years)");
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
+			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofHours(3)).ticksPerWheel(1_000_000).build())
+			.withMessage("ticksPerWheel (rounded up to 1048576) times tickDuration (PT3H) must not exceed"
+					+ " Long.MAX_VALUE nanoseconds (about 292 years), was 1000000")
+			.satisfies((invalid) -> assertThat(invalid.getSetting()).isEqualTo("ticksPerWheel"));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofDays(365L * 300)).build())
 			.withMessageContaining("tickDuration");
@@ -111,6 +122,50 @@ class HashedWheelTimerArgumentTests {
 	void zeroOrNegativeMaxPendingTimeoutsMeansNoLimit() {
 		assertThat(HashedWheelTimer.builder().maxPendingTimeouts(-5).build().snapshot().maxPendingTimeouts()).isZero();
 		assertThat(HashedWheelTimer.builder().maxPendingTimeouts(7).build().snapshot().maxPendingTimeouts()).isEqualTo(7);
+	}
+
+	@Test
+	void theTimerKeepsItsTickerAndTellsItWhichThreadIsTheWorkerOnceStarted() {
+		List<Thread> attached = new CopyOnWriteArrayList<>();
+		Ticker ticker = new Ticker() {
+
+			@Override
+			public long nanoTime() {
+				return System.nanoTime();
+			}
+
+			@Override
+			public void park(long nanos) {
+				Ticker.system().park(nanos);
+			}
+
+			@Override
+			public void unpark(Thread thread) {
+				Ticker.system().unpark(thread);
+			}
+
+			@Override
+			public void attach(Thread worker) {
+				attached.add(worker);
+			}
+
+		};
+		HashedWheelTimer timer = HashedWheelTimer.builder()
+			.ticker(ticker)
+			.threadFactory((runnable) -> new Thread(runnable, "attached-worker"))
+			.build();
+		try {
+			assertThat(timer.ticker()).isSameAs(ticker);
+			assertThat(attached).as("nothing started yet").isEmpty();
+			timer.start();
+			assertThat(attached).singleElement().extracting(Thread::getName).isEqualTo("attached-worker");
+			timer.start();
+			assertThat(attached).as("once per timer").hasSize(1);
+		}
+		finally {
+			timer.stop();
+		}
+		assertThat(new HashedWheelTimer().ticker()).isSameAs(Ticker.system());
 	}
 
 }
