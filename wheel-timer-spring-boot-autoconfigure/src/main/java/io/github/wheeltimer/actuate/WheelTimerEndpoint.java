@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
@@ -66,20 +67,21 @@ public class WheelTimerEndpoint {
 
 	private final @Nullable DelayedMethodRegistry registry;
 
-	private final Duration defaultDrainTimeout;
+	private final Function<String, Duration> defaultDrainTimeouts;
 
 	/**
 	 * Creates the endpoint.
 	 * @param timers the timers, by bean name
 	 * @param registry the {@code @DelayedExecution} methods, or {@code null} if there are none
-	 * @param defaultDrainTimeout how long a stop drains when the request does not say
+	 * @param defaultDrainTimeouts how long a stop of the timer of a given bean name drains when
+	 * the request does not say
 	 */
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
-			Duration defaultDrainTimeout) {
+			Function<String, Duration> defaultDrainTimeouts) {
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
 		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
 		this.registry = registry;
-		this.defaultDrainTimeout = defaultDrainTimeout;
+		this.defaultDrainTimeouts = defaultDrainTimeouts;
 	}
 
 	/**
@@ -139,7 +141,7 @@ public class WheelTimerEndpoint {
 		if (timer == null) {
 			return null;
 		}
-		Duration drain = (drainTimeout != null) ? drainTimeout : this.defaultDrainTimeout;
+		Duration drain = (drainTimeout != null) ? drainTimeout : this.defaultDrainTimeouts.apply(name);
 		if (drain.isNegative()) {
 			throw new InvalidEndpointRequestException(
 					"drainTimeout must be zero or positive, was " + drain,

@@ -7,7 +7,7 @@ import java.util.concurrent.Future;
 
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.TimerTask;
-import org.aspectj.lang.ProceedingJoinPoint;
+import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 
@@ -24,13 +24,13 @@ final class DelayedCall implements TimerTask, Runnable {
 
 	private final DelayedMethod method;
 
-	private final ProceedingJoinPoint joinPoint;
+	private final MethodInvocation invocation;
 
 	private final @Nullable DelayedResult result;
 
-	DelayedCall(DelayedMethod method, ProceedingJoinPoint joinPoint, @Nullable DelayedResult result) {
+	DelayedCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result) {
 		this.method = method;
-		this.joinPoint = joinPoint;
+		this.invocation = invocation;
 		this.result = result;
 	}
 
@@ -58,7 +58,7 @@ final class DelayedCall implements TimerTask, Runnable {
 		}
 		this.method.handedOff();
 		try {
-			this.method.registry().executor().execute(this);
+			this.method.executor().execute(this);
 		}
 		catch (RuntimeException refused) {
 			this.method.finished();
@@ -74,7 +74,7 @@ final class DelayedCall implements TimerTask, Runnable {
 				return;
 			}
 			// The rest of the advice chain (transactions, other aspects), then the method itself.
-			Object value = this.joinPoint.proceed();
+			Object value = this.invocation.proceed();
 			if (this.result != null) {
 				complete(value);
 			}
@@ -122,7 +122,7 @@ final class DelayedCall implements TimerTask, Runnable {
 			this.result.completeExceptionally(ex);
 		}
 		else {
-			this.method.registry().handleFailure(ex, this.method, this.joinPoint.getArgs());
+			this.method.failed(ex, this.invocation.getArguments());
 		}
 	}
 

@@ -40,10 +40,14 @@ import java.util.concurrent.TimeUnit;
  * <h2>Where and when the method runs</h2>
  * Not on the timer's thread: on Spring Boot's {@code applicationTaskExecutor} (virtual threads with
  * {@code spring.threads.virtual.enabled=true}), or on the executor bean named by
- * {@code wheel-timer.executor}. This annotation's advice runs before any other advice on the
+ * {@code wheel-timer.executor} (or by the {@code executor} of the timer in
+ * {@code wheel-timer.timers}). This annotation's advice runs before any other advice on the
  * method, so {@code @Transactional}, {@code @Retryable} and other aspects apply when the method
  * runs, not when it is called. The arguments are captured by reference: an argument changed after
  * the call is seen changed when the method runs.
+ *
+ * A delay shorter than the timer's tick logs a warning at startup: such calls run at the end of
+ * the current tick, up to a tick later than the delay says.
  *
  * <h2>Errors</h2>
  * <ul>
@@ -65,7 +69,7 @@ import java.util.concurrent.TimeUnit;
  * do not run; they are logged at WARN and their futures are cancelled.
  *
  * @see DelayedExecutionExceptionHandler
- * @see DelayedExecutionAspect
+ * @see DelayedExecutionBeanPostProcessor
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -96,9 +100,9 @@ public @interface DelayedExecution {
 	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
 
 	/**
-	 * The bean name of the {@link io.github.wheeltimer.Timer Timer} that holds the delayed calls.
-	 * Empty (the default) means the application's only or {@code @Primary} timer: the
-	 * auto-configured {@code wheelTimer}, unless the application defines its own.
+	 * The bean name of the {@link io.github.wheeltimer.Timer Timer} that holds the delayed calls,
+	 * such as a timer of {@code wheel-timer.timers}. Empty (the default) means the application's
+	 * only timer, else its {@code @Primary} one, else the auto-configured {@code wheelTimer}.
 	 * @return the timer's bean name
 	 */
 	String timer() default "";

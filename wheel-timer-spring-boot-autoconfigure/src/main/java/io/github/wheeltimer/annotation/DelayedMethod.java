@@ -3,6 +3,7 @@ package io.github.wheeltimer.annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,18 +12,23 @@ import java.util.stream.Collectors;
 
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
-import org.aspectj.lang.ProceedingJoinPoint;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.util.ClassUtils;
 
 /**
- * A {@link DelayedExecution} method as resolved at startup: its delay, its timer, and counts of
- * its calls. Immutable apart from the counts; one instance per annotated method, shared by every
- * call, so nothing is parsed or looked up on the call path.
+ * A {@link DelayedExecution} method as resolved at startup: its delay, its timer, the executor
+ * that runs it and the handler of its failures, and counts of its calls. Immutable apart from the
+ * counts; one instance per annotated method, shared by every call, so nothing is parsed or looked
+ * up on the call path.
  */
 public final class DelayedMethod {
+
+	private static final Log logger = LogFactory.getLog(DelayedMethod.class);
 
 	private final Method method;
 
@@ -38,7 +44,10 @@ public final class DelayedMethod {
 
 	private final boolean returnsFuture;
 
-	private final DelayedMethodRegistry registry;
+	private final Executor executor;
+
+	/** {@code null}: failures are logged at ERROR. */
+	private final @Nullable DelayedExecutionExceptionHandler exceptionHandler;
 
 	private final LongAdder calls = new LongAdder();
 
@@ -46,7 +55,7 @@ public final class DelayedMethod {
 	private final AtomicInteger inFlight = new AtomicInteger();
 
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
-			DelayedMethodRegistry registry) {
+			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler) {
 		this.method = method;
 		this.description = describe(method);
 		this.delay = delay;
@@ -54,7 +63,8 @@ public final class DelayedMethod {
 		this.timerBeanName = timerBeanName;
 		this.timer = timer;
 		this.returnsFuture = returnsFuture;
-		this.registry = registry;
+		this.executor = executor;
+		this.exceptionHandler = exceptionHandler;
 	}
 
 	/**
@@ -131,30 +141,63 @@ public final class DelayedMethod {
 		return this.returnsFuture;
 	}
 
-	DelayedMethodRegistry registry() {
-		return this.registry;
+	Executor executor() {
+		return this.executor;
 	}
 
 	/**
 	 * Puts a call on the timer. Runs on the caller's thread: two allocations of ours (the call, and
 	 * its future if the method returns one) plus the timer's timeout.
 	 */
-	@Nullable DelayedResult schedule(ProceedingJoinPoint joinPoint) {
+	@Nullable DelayedResult schedule(MethodInvocation invocation) {
 		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
-		DelayedCall call = new DelayedCall(this, joinPoint, result);
+		DelayedCall call = new DelayedCall(this, invocation, result);
 		Timeout timeout;
 		try {
 			timeout = this.timer.newTimeout(call, this.delayNanos, TimeUnit.NANOSECONDS);
 		}
-		catch (RejectedExecutionException | IllegalStateException ex) {
-			throw new TaskRejectedException("Timer '" + this.timerBeanName + "' refused the delayed call to "
-					+ this.description + ": " + ex.getMessage(), ex);
+		catch (RejectedExecutionException ex) {
+			throw new TaskRejectedException(refusal(ex), ex);
+		}
+		catch (IllegalStateException ex) {
+			// The only IllegalStateException the timer throws here: it has been stopped.
+			throw new TimerStoppedException(refusal(ex), ex);
 		}
 		this.calls.increment();
 		if (result != null) {
 			result.cancelsTimeout(timeout);
 		}
 		return result;
+	}
+
+	private String refusal(RuntimeException ex) {
+		return "Timer '" + this.timerBeanName + "' refused the delayed call to " + this.description + ": "
+				+ ex.getMessage();
+	}
+
+	/**
+	 * Reports the failure of a call of a {@code void} method, whose caller cannot see it. A call
+	 * that failed only because it tried to schedule another delayed call on a timer that is
+	 * stopping (a method that re-arms itself while the application shuts down) is normal at
+	 * shutdown: one WARN line, not an error with a stack.
+	 */
+	void failed(Throwable ex, @Nullable Object[] arguments) {
+		TimerStoppedException stopping = TimerStoppedException.find(ex);
+		if (stopping != null) {
+			logger.warn("Delayed call to " + this.description + " ended early: " + stopping.getMessage());
+			return;
+		}
+		if (this.exceptionHandler != null) {
+			try {
+				this.exceptionHandler.handleUncaughtException(ex, this.method, arguments);
+				return;
+			}
+			catch (Throwable handlerFailure) {
+				logger.error("DelayedExecutionExceptionHandler " + this.exceptionHandler + " failed to handle the"
+						+ " failure of a delayed call to " + this.description, handlerFailure);
+			}
+		}
+		logger.error("Delayed call to " + this.description + " failed", ex);
 	}
 
 	void handedOff() {

@@ -32,11 +32,11 @@ public final class WheelTimerEndpointAutoConfiguration {
 	@ConditionalOnBean(HashedWheelTimer.class)
 	@ConditionalOnMissingBean
 	WheelTimerEndpoint wheelTimerEndpoint(ListableBeanFactory beanFactory,
-			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<WheelTimerProperties> properties) {
-		WheelTimerProperties configured = properties.getIfAvailable();
-		Duration drainTimeout = (configured != null) ? configured.getShutdown().getDrainTimeout() : Duration.ZERO;
+			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<ConfiguredTimers> settings) {
+		ConfiguredTimers configured = settings.getIfAvailable();
 		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true),
-				registry.getIfAvailable(), drainTimeout);
+				registry.getIfAvailable(), (name) -> (configured != null)
+						? configured.settings(name).drainTimeout().value() : Duration.ZERO);
 	}
 
 	@Bean

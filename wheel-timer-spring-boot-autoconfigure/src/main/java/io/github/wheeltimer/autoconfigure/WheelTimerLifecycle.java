@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import io.github.wheeltimer.HashedWheelTimer;
@@ -21,8 +22,8 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
 
 /**
  * Starts the context's {@link HashedWheelTimer} beans with it, and stops them gracefully: refuse
- * new calls, keep firing due ones for the drain timeout, report what is left, then wait (bounded)
- * for delayed methods still running.
+ * new calls, keep firing due ones for each timer's drain timeout, report what is left, then wait
+ * (bounded by each timer's await-termination) for delayed methods still running.
  * <p>
  * Its {@link #PHASE} puts the stop after the web server's graceful shutdown, so requests still
  * being served can schedule delayed calls, and before the executors' own lifecycle stop, so the
@@ -41,22 +42,20 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 
 	private final ListableBeanFactory beanFactory;
 
+	private static final Duration IN_FLIGHT_POLL = Duration.ofMillis(10);
+
 	private final DelayedMethodRegistry registry;
 
-	private final Duration drainTimeout;
-
-	private final Duration awaitTermination;
+	private final ConfiguredTimers settings;
 
 	private final AtomicBoolean stopped = new AtomicBoolean();
 
 	private volatile boolean running;
 
-	WheelTimerLifecycle(ListableBeanFactory beanFactory, DelayedMethodRegistry registry, Duration drainTimeout,
-			Duration awaitTermination) {
+	WheelTimerLifecycle(ListableBeanFactory beanFactory, DelayedMethodRegistry registry, ConfiguredTimers settings) {
 		this.beanFactory = beanFactory;
 		this.registry = registry;
-		this.drainTimeout = drainTimeout;
-		this.awaitTermination = awaitTermination;
+		this.settings = settings;
 	}
 
 	@Override
@@ -74,21 +73,53 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 		}
 		this.running = false;
 		long drainStart = System.nanoTime();
-		// One drain budget for all timers: they keep firing in parallel while each is stopped in turn.
+		// Each timer's drain counts from the same start: they keep firing in parallel while each is
+		// stopped in turn.
 		for (Map.Entry<String, HashedWheelTimer> entry : timers().entrySet()) {
-			Duration drainLeft = this.drainTimeout.minusNanos(System.nanoTime() - drainStart);
+			Duration drainLeft = this.settings.settings(entry.getKey())
+				.drainTimeout()
+				.value()
+				.minusNanos(System.nanoTime() - drainStart);
 			Duration drain = drainLeft.isNegative() ? Duration.ZERO : drainLeft;
 			report(entry.getKey(), entry.getValue().stopGracefully(drain));
 		}
-		List<DelayedMethod> stillRunning = this.registry.awaitInFlight(this.awaitTermination);
+		List<DelayedMethod> stillRunning = awaitInFlight();
 		if (!stillRunning.isEmpty()) {
-			logger.warn("Delayed methods still running after waiting " + this.awaitTermination.toMillis()
-					+ "ms for them (wheel-timer.shutdown.await-termination): "
+			logger.warn("Delayed methods still running after waiting for them (wheel-timer.shutdown.await-termination"
+					+ " of their timer): "
 					+ stillRunning.stream()
-						.map((method) -> method.description() + " x" + method.inFlight())
+						.map((method) -> method.description() + " x" + method.inFlight() + " after "
+								+ awaitTermination(method).toMillis() + "ms")
 						.collect(Collectors.joining(", "))
 					+ ". Their executor's own shutdown decides whether they finish.");
 		}
+	}
+
+	/**
+	 * Waits until no delayed method is running or queued in its executor, each for at most its
+	 * timer's await-termination. Only at shutdown: a short poll keeps the per-call path free of
+	 * any wake-up signalling.
+	 * @return the methods still in flight when their wait ended, empty if none
+	 */
+	private List<DelayedMethod> awaitInFlight() {
+		long start = System.nanoTime();
+		while (true) {
+			long waited = System.nanoTime() - start;
+			List<DelayedMethod> inFlight = inFlight();
+			boolean mayWait = inFlight.stream().anyMatch((method) -> awaitTermination(method).toNanos() > waited);
+			if (!mayWait || Thread.currentThread().isInterrupted()) {
+				return inFlight;
+			}
+			LockSupport.parkNanos(IN_FLIGHT_POLL.toNanos());
+		}
+	}
+
+	private List<DelayedMethod> inFlight() {
+		return this.registry.methods().stream().filter((method) -> method.inFlight() > 0).toList();
+	}
+
+	private Duration awaitTermination(DelayedMethod method) {
+		return this.settings.settings(method.timerBeanName()).awaitTermination().value();
 	}
 
 	@Override

@@ -1,12 +1,17 @@
 package io.github.wheeltimer.autoconfigure;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of the auto-configured wheel timer and of {@code @DelayedExecution} methods,
- * under the {@code wheel-timer} prefix.
+ * Configuration of the auto-configured wheel timers and of {@code @DelayedExecution} methods,
+ * under the {@code wheel-timer} prefix: the default timer, {@code wheelTimer}, from the top-level
+ * settings, and one more timer per entry of {@code wheel-timer.timers}.
  */
 @ConfigurationProperties("wheel-timer")
 public class WheelTimerProperties {
@@ -53,6 +58,12 @@ public class WheelTimerProperties {
 	private String executor = DEFAULT_EXECUTOR;
 
 	private final Shutdown shutdown = new Shutdown();
+
+	/**
+	 * Further timers, each a HashedWheelTimer bean named by its key, for
+	 * @DelayedExecution(timer = "name"). A setting an entry leaves out is the default timer's.
+	 */
+	private final Map<String, NamedTimer> timers = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -106,6 +117,10 @@ public class WheelTimerProperties {
 		return this.shutdown;
 	}
 
+	public Map<String, NamedTimer> getTimers() {
+		return this.timers;
+	}
+
 	/**
 	 * What happens to delayed calls when the application stops.
 	 */
@@ -137,6 +152,125 @@ public class WheelTimerProperties {
 
 		public void setAwaitTermination(Duration awaitTermination) {
 			this.awaitTermination = awaitTermination;
+		}
+
+	}
+
+	/**
+	 * One entry of {@code wheel-timer.timers}: the same settings as the default timer, each
+	 * falling back to the default timer's when left out.
+	 */
+	public static class NamedTimer {
+
+		/**
+		 * Length of one tick: the timer's precision. At least 1ms. Defaults to
+		 * wheel-timer.tick-duration.
+		 */
+		private @Nullable Duration tickDuration;
+
+		/**
+		 * Number of buckets on the wheel, rounded up to a power of two, from 1 to 1073741824 (2^30).
+		 * Defaults to wheel-timer.ticks-per-wheel.
+		 */
+		private @Nullable Integer ticksPerWheel;
+
+		/**
+		 * Maximum number of delayed calls pending at once on this timer; 0 means no limit. Defaults
+		 * to wheel-timer.max-pending-timeouts.
+		 */
+		private @Nullable Long maxPendingTimeouts;
+
+		/**
+		 * Name of the timer's worker thread. Defaults to wheel-timer.thread-name followed by a dash
+		 * and the timer's name.
+		 */
+		private @Nullable String threadName;
+
+		/**
+		 * Name of the Executor bean that runs this timer's @DelayedExecution methods. Defaults to
+		 * wheel-timer.executor.
+		 */
+		private @Nullable String executor;
+
+		private final Shutdown shutdown = new Shutdown();
+
+		public @Nullable Duration getTickDuration() {
+			return this.tickDuration;
+		}
+
+		public void setTickDuration(@Nullable Duration tickDuration) {
+			this.tickDuration = tickDuration;
+		}
+
+		public @Nullable Integer getTicksPerWheel() {
+			return this.ticksPerWheel;
+		}
+
+		public void setTicksPerWheel(@Nullable Integer ticksPerWheel) {
+			this.ticksPerWheel = ticksPerWheel;
+		}
+
+		public @Nullable Long getMaxPendingTimeouts() {
+			return this.maxPendingTimeouts;
+		}
+
+		public void setMaxPendingTimeouts(@Nullable Long maxPendingTimeouts) {
+			this.maxPendingTimeouts = maxPendingTimeouts;
+		}
+
+		public @Nullable String getThreadName() {
+			return this.threadName;
+		}
+
+		public void setThreadName(@Nullable String threadName) {
+			this.threadName = threadName;
+		}
+
+		public @Nullable String getExecutor() {
+			return this.executor;
+		}
+
+		public void setExecutor(@Nullable String executor) {
+			this.executor = executor;
+		}
+
+		public Shutdown getShutdown() {
+			return this.shutdown;
+		}
+
+		/**
+		 * What happens to this timer's delayed calls when the application stops.
+		 */
+		public static class Shutdown {
+
+			/**
+			 * How long to keep running this timer's delayed calls that fall due after shutdown
+			 * begins. Defaults to wheel-timer.shutdown.drain-timeout.
+			 */
+			private @Nullable Duration drainTimeout;
+
+			/**
+			 * Maximum time to wait for this timer's delayed methods that are already running when
+			 * shutdown begins. Defaults to wheel-timer.shutdown.await-termination.
+			 */
+			private @Nullable Duration awaitTermination;
+
+			public @Nullable Duration getDrainTimeout() {
+				return this.drainTimeout;
+			}
+
+			public void setDrainTimeout(@Nullable Duration drainTimeout) {
+				this.drainTimeout = drainTimeout;
+			}
+
+			public @Nullable Duration getAwaitTermination() {
+				return this.awaitTermination;
+			}
+
+			public void setAwaitTermination(@Nullable Duration awaitTermination) {
+				this.awaitTermination = awaitTermination;
+			}
+
 		}
 
 	}

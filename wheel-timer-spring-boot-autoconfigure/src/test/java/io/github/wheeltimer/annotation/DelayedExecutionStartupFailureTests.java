@@ -85,7 +85,8 @@ class DelayedExecutionStartupFailureTests {
 			.withBean(NoTimerChosen.class)
 			.run((context) -> assertThat(startupFailure(context.getStartupFailure()))
 				.hasMessageContaining("NoTimerChosen.run()")
-				.hasMessageContaining("several Timer beans [ordersTimer, paymentsTimer] and none is @Primary"));
+				.hasMessageContaining("several Timer beans [ordersTimer, paymentsTimer], none is @Primary and none is"
+					+ " named 'wheelTimer'"));
 	}
 
 	@Test

@@ -52,7 +52,7 @@ class InvalidDelayedExecutionFailureAnalyzerTests {
 			.isThrownBy(() -> application.run("--orders.delay=1s", "--wheel-timer.tick-duration=500us").close());
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Invalid value '500us' for configuration property 'wheel-timer.tick-duration'")
-			.contains("The tick duration must be at least 1ms.");
+			.contains("The timer's tickDuration must be at least 1ms.");
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -25,11 +25,33 @@ class ReadmePropertiesTests {
 	private static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
 
 	/** A row of a property table: | `name` | `default` | meaning | */
-	private static final Pattern ROW = Pattern.compile("^\\| `([a-z0-9.-]+)` \\| `([^`]*)` \\| .+\\|$");
+	private static final Pattern ROW = Pattern.compile("^\\| `([a-z0-9.<>-]+)` \\| `([^`]*)` \\| .+\\|$");
+
+	private static final String NAMED_TIMER = "wheel-timer.timers.<name>.";
 
 	@Test
 	void theReadmeListsEveryPropertyWithItsDefaultAndNoOther() throws IOException {
-		assertThat(readmeDefaults()).isEqualTo(metadataDefaults());
+		Map<String, String> readme = readmeDefaults();
+		readme.keySet().removeIf((name) -> name.startsWith(NAMED_TIMER));
+		assertThat(readme).isEqualTo(metadataDefaults());
+	}
+
+	@Test
+	void theReadmeListsEachSettingOfANamedTimerAndTheDefaultItFallsBackTo() throws IOException {
+		Map<String, String> named = new LinkedHashMap<>();
+		readmeDefaults().forEach((name, fallback) -> {
+			if (name.startsWith(NAMED_TIMER)) {
+				named.put(name.substring(NAMED_TIMER.length()), fallback);
+			}
+		});
+		Map<String, String> expected = new LinkedHashMap<>();
+		metadataDefaults().keySet()
+			.stream()
+			.filter((name) -> name.startsWith("wheel-timer.") && !name.equals("wheel-timer.enabled"))
+			.map((name) -> name.substring("wheel-timer.".length()))
+			.forEach((setting) -> expected.put(setting,
+					setting.equals("thread-name") ? "wheel-timer.thread-name-<name>" : "wheel-timer." + setting));
+		assertThat(named).isEqualTo(expected);
 	}
 
 	private static Map<String, String> readmeDefaults() throws IOException {
@@ -48,8 +70,9 @@ class ReadmePropertiesTests {
 		Map<String, String> defaults = new LinkedHashMap<>();
 		for (Map<String, Object> property : properties) {
 			String name = (String) property.get("name");
-			// Actuator gives every endpoint this one; its own documentation covers it.
-			if (name.endsWith(".cache.time-to-live")) {
+			// Actuator gives every endpoint this one; its own documentation covers it. The map of
+			// named timers is documented by its entries' settings.
+			if (name.endsWith(".cache.time-to-live") || name.equals("wheel-timer.timers")) {
 				continue;
 			}
 			// Enum defaults are written as constants (read_only); the README, as they are set (read-only).

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
@@ -15,13 +16,14 @@ import io.github.wheeltimer.Timer;
 import io.github.wheeltimer.TimerTask;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.annotation.DelayedExecutionAspect;
+import io.github.wheeltimer.annotation.DelayedExecutionBeanPostProcessor;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import com.jayway.jsonpath.JsonPath;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -48,7 +50,7 @@ class WheelTimerAutoConfigurationTests {
 			assertThat(context).hasSingleBean(HashedWheelTimer.class)
 				.hasBean("wheelTimer")
 				.hasSingleBean(DelayedMethodRegistry.class)
-				.hasSingleBean(DelayedExecutionAspect.class)
+				.hasSingleBean(DelayedExecutionBeanPostProcessor.class)
 				.hasSingleBean(WheelTimerLifecycle.class);
 			WheelSnapshot snapshot = context.getBean(HashedWheelTimer.class).snapshot();
 			assertThat(snapshot.tickDuration()).isEqualTo(Duration.ofMillis(100));
@@ -109,7 +111,7 @@ class WheelTimerAutoConfigurationTests {
 	void backsOffWhenTheApplicationDefinesItsOwnTimer() {
 		this.contextRunner.withUserConfiguration(UserTimerConfiguration.class).run((context) -> {
 			assertThat(context).hasSingleBean(Timer.class).hasBean("userTimer").doesNotHaveBean("wheelTimer");
-			assertThat(context).hasSingleBean(DelayedExecutionAspect.class);
+			assertThat(context).hasSingleBean(DelayedExecutionBeanPostProcessor.class);
 		});
 	}
 
@@ -119,7 +121,7 @@ class WheelTimerAutoConfigurationTests {
 			.withUserConfiguration(AnnotatedBeanConfiguration.class)
 			.run((context) -> {
 				assertThat(context).doesNotHaveBean(Timer.class)
-					.doesNotHaveBean(DelayedExecutionAspect.class)
+					.doesNotHaveBean(DelayedExecutionBeanPostProcessor.class)
 					.doesNotHaveBean(DelayedMethodRegistry.class);
 				Annotated bean = context.getBean(Annotated.class);
 				bean.later();
@@ -190,12 +192,18 @@ class WheelTimerAutoConfigurationTests {
 	}
 
 	@Test
-	void startupFailsWhenAspectJAutoProxyingIsOffSinceCallsWouldRunAtOnce() {
-		this.contextRunner.withPropertyValues("spring.aop.auto=false")
+	void delayedMethodsNeedNeitherAspectJNorAutoProxying() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class,
+					WheelTimerAutoConfiguration.class))
+			.withPropertyValues("spring.aop.auto=false", "wheel-timer.tick-duration=1ms")
 			.withUserConfiguration(AnnotatedBeanConfiguration.class)
-			.run((context) -> assertThat(context).getFailure()
-				.hasMessageContaining("Annotated.")
-				.hasMessageContaining("spring.aop.auto=false"));
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(AopUtils.isAopProxy(context.getBean(Annotated.class))).isTrue();
+				assertThat(context.getBean(Annotated.class).future().get(10, TimeUnit.SECONDS))
+					.as("ran later, on the executor").startsWith("task-");
+			});
 	}
 
 	@Test
@@ -216,9 +224,17 @@ class WheelTimerAutoConfigurationTests {
 				Map.entry("management.health.wheeltimer.enabled", true),
 				Map.entry("management.health.wheeltimer.max-tick-lag", "10s"));
 		assertThat(properties).extracting((property) -> property.get("name"))
-			.containsExactlyInAnyOrderElementsOf(expectedDefaults.keySet());
+			.containsExactlyInAnyOrderElementsOf(
+					Stream.concat(expectedDefaults.keySet().stream(), Stream.of("wheel-timer.timers")).toList());
 		for (Map<String, Object> property : properties) {
 			Object name = property.get("name");
+			if ("wheel-timer.timers".equals(name)) {
+				assertThat(property.get("type")).as("named timers are a map for IDE completion of their settings")
+					.isEqualTo("java.util.Map<java.lang.String,"
+							+ "io.github.wheeltimer.autoconfigure.WheelTimerProperties$NamedTimer>");
+				assertThat(property).doesNotContainKey("defaultValue");
+				continue;
+			}
 			assertThat((String) property.get("description")).as("description of %s", name).isNotBlank();
 			assertThat(property.get("defaultValue")).as("default of %s", name).isEqualTo(expectedDefaults.get(name));
 		}

@@ -36,6 +36,20 @@ class WheelTimerEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void endpointListsEveryTimerOfThePropertiesAndStopsEachWithItsOwnDrain() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=wheeltimer",
+					"wheel-timer.timers.requests.tick-duration=1ms", "wheel-timer.timers.expiry.tick-duration=1s",
+					"wheel-timer.timers.expiry.shutdown.drain-timeout=1ms")
+			.run((context) -> {
+				WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+				assertThat(endpoint.timers().timers()).containsOnlyKeys("wheelTimer", "requests", "expiry");
+				assertThat(endpoint.stop("expiry", null).drainTimeout()).isEqualTo("PT0.001S");
+				assertThat(endpoint.stop("requests", null).drainTimeout()).isEqualTo("PT0S");
+			});
+	}
+
+	@Test
 	void endpointExposedOverJmxOnlyHasNoWebExtension() {
 		this.contextRunner
 			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=wheeltimer")
@@ -87,7 +101,7 @@ class WheelTimerEndpointAutoConfigurationTests {
 
 		@Bean
 		WheelTimerEndpoint ownEndpoint() {
-			return new WheelTimerEndpoint(Map.of(), null, Duration.ZERO);
+			return new WheelTimerEndpoint(Map.of(), null, (name) -> Duration.ZERO);
 		}
 
 	}

@@ -46,6 +46,16 @@ class WheelTimerHealthContributorAutoConfigurationTests {
 	}
 
 	@Test
+	void eachTimerOfThePropertiesGetsAContributorBesideWheelTimer() {
+		this.contextRunner.withPropertyValues("wheel-timer.timers.requests.tick-duration=1ms").run((context) -> {
+			CompositeHealthContributor composite = context.getBean("wheelTimerHealthContributor",
+					CompositeHealthContributor.class);
+			assertThat(composite.stream().map((entry) -> entry.name())).containsExactlyInAnyOrder("wheelTimer",
+					"requests");
+		});
+	}
+
+	@Test
 	void severalTimersGiveAContributorPerBeanName() {
 		this.contextRunner.withUserConfiguration(TwoTimersConfiguration.class).run((context) -> {
 			HealthContributor contributor = context.getBean("wheelTimerHealthContributor", HealthContributor.class);

@@ -107,9 +107,9 @@ class WheelTimerLifecycleTests {
 				await().atMost(WAIT).until(reminders::isBlocked);
 				context.close();
 				assertThat(reminders.finishedBlocking()).isFalse();
-				assertThat(output).contains("Delayed methods still running after waiting 200ms for them"
-						+ " (wheel-timer.shutdown.await-termination):"
-						+ " WheelTimerLifecycleTests.Reminders.blockUntil(CountDownLatch) x1");
+				assertThat(output).contains("Delayed methods still running after waiting for them"
+						+ " (wheel-timer.shutdown.await-termination of their timer):"
+						+ " WheelTimerLifecycleTests.Reminders.blockUntil(CountDownLatch) x1 after 200ms");
 			}
 			finally {
 				release.countDown();

@@ -30,6 +30,16 @@ class WheelTimerMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void eachTimerOfThePropertiesGetsItsOwnMeters() {
+		this.contextRunner.withPropertyValues("wheel-timer.timers.requests.tick-duration=1ms").run((context) -> {
+			SimpleMeterRegistry registry = new SimpleMeterRegistry();
+			context.getBean(WheelTimerMetrics.class).bindTo(registry);
+			assertThat(registry.get("wheel.timer.pending").gauges()).extracting((gauge) -> gauge.getId().getTag("name"))
+				.containsExactlyInAnyOrder("wheelTimer", "requests");
+		});
+	}
+
+	@Test
 	void backsOffWhenMicrometerIsAbsent() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(MeterBinder.class))
 			.run((context) -> assertThat(context).hasNotFailed()

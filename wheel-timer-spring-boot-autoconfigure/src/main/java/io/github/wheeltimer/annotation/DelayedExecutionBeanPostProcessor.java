@@ -1,0 +1,43 @@
+package io.github.wheeltimer.annotation;
+
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+
+/**
+ * Applies {@link DelayedExecution} to the beans that have annotated methods: a bean post-processor
+ * that adds one advisor (an annotation pointcut and the interceptor that puts calls on a timer),
+ * as Spring's {@code AsyncAnnotationBeanPostProcessor} does for {@code @Async}. It needs neither
+ * AspectJ nor auto-proxying.
+ * <p>
+ * The advisor goes <em>before</em> any advisor already on a bean's proxy, so that all other
+ * advice on the method ({@code @Transactional}, {@code @Retryable}, your own aspects) runs when
+ * the delayed call runs, on the executor's thread, and not when the method is called. A bean that
+ * no other advice proxies gets a proxy of its own.
+ */
+public class DelayedExecutionBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+
+	private final ObjectProvider<DelayedMethodRegistry> registry;
+
+	/**
+	 * Creates the post-processor.
+	 * @param registry the resolved {@link DelayedExecution} methods, asked for on the first call
+	 * only, so that creating this post-processor early does not create the registry early
+	 */
+	public DelayedExecutionBeanPostProcessor(ObjectProvider<DelayedMethodRegistry> registry) {
+		this.registry = registry;
+		setBeforeExistingAdvisors(true);
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		super.setBeanFactory(beanFactory);
+		// Only the annotation on the method itself counts, as for the registry: one on an interface
+		// method fails startup there instead of silently applying to some implementations only.
+		this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, DelayedExecution.class, false),
+				new DelayedExecutionInterceptor(this.registry));
+	}
+
+}

@@ -1,0 +1,212 @@
+package io.github.wheeltimer.annotation;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Timer;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.format.annotation.DurationFormat;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Turns one {@link DelayedExecution} annotation into a {@link DelayedMethod}: checks the method,
+ * parses the delay, finds the timer, and asks for the timer's executor and the exception handler,
+ * or fails with an {@link InvalidDelayedExecutionException} that says what is wrong.
+ * <p>
+ * Used by the {@link DelayedMethodRegistry} at startup and, for a method that startup did not
+ * see, on its first call; it keeps no state of its own apart from the exception handler, looked
+ * up once.
+ */
+final class DelayedMethodResolver {
+
+	private static final Log logger = LogFactory.getLog(DelayedMethodResolver.class);
+
+	private static final Set<Class<?>> SUPPORTED_RETURN_TYPES = Set.of(void.class, CompletableFuture.class,
+			CompletionStage.class, Future.class);
+
+	/** The timer that methods naming none use when there are several and none is primary. */
+	static final String DEFAULT_TIMER = "wheelTimer";
+
+	private final ConfigurableListableBeanFactory beanFactory;
+
+	private final StringValueResolver valueResolver;
+
+	private final Function<String, ? extends Executor> executors;
+
+	private final SingletonSupplier<DelayedExecutionExceptionHandler> exceptionHandler;
+
+	DelayedMethodResolver(ConfigurableListableBeanFactory beanFactory, Function<String, ? extends Executor> executors) {
+		this.beanFactory = beanFactory;
+		this.valueResolver = new EmbeddedValueResolver(beanFactory);
+		this.executors = executors;
+		this.exceptionHandler = SingletonSupplier
+			.ofNullable(() -> beanFactory.getBeanProvider(DelayedExecutionExceptionHandler.class).getIfAvailable());
+	}
+
+	DelayedMethod resolve(Method method) {
+		DelayedExecution annotation = method.getAnnotation(DelayedExecution.class);
+		if (annotation == null) {
+			throw new InvalidDelayedExecutionException(method, "the annotation is not on this method itself;"
+					+ " proxies only see annotations on the implementing method");
+		}
+		requireInterceptable(method);
+		Class<?> returnType = method.getReturnType();
+		if (!SUPPORTED_RETURN_TYPES.contains(returnType)) {
+			throw new InvalidDelayedExecutionException(method, "its return type " + returnType.getName()
+					+ " is not supported: a delayed call returns before the method runs, so the method must"
+					+ " return void, CompletableFuture, CompletionStage or Future");
+		}
+		Duration delay = delay(method, annotation);
+		String timerName = annotation.timer();
+		String timerBeanName = StringUtils.hasText(timerName) ? timerName : defaultTimerName(method);
+		Timer timer = timer(method, timerBeanName);
+		warnIfShorterThanATick(method, delay, timerBeanName, timer);
+		return new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
+				this.executors.apply(timerBeanName), this.exceptionHandler.get());
+	}
+
+	/** Not an error: such a call runs at the end of the current tick, later than it says. */
+	private static void warnIfShorterThanATick(Method method, Duration delay, String timerBeanName, Timer timer) {
+		if (timer instanceof HashedWheelTimer wheel) {
+			Duration tick = wheel.snapshot().tickDuration();
+			if (delay.compareTo(tick) < 0) {
+				logger.warn("@DelayedExecution on " + DelayedMethod.describe(method) + " has a delay of " + delay
+						+ ", shorter than the tick of timer '" + timerBeanName + "' (" + tick
+						+ "): its calls will run up to a tick late. Give it a timer with a finer tick, or a longer delay.");
+			}
+		}
+	}
+
+	private void requireInterceptable(Method method) {
+		int modifiers = method.getModifiers();
+		String problem = Modifier.isPrivate(modifiers) ? "private" : Modifier.isStatic(modifiers) ? "static"
+				: Modifier.isFinal(modifiers) ? "final" : null;
+		if (problem != null) {
+			throw new InvalidDelayedExecutionException(method, "it is " + problem
+					+ ", so Spring's proxy cannot intercept it and calls would run at once; make it a public,"
+					+ " non-final instance method");
+		}
+	}
+
+	private Duration delay(Method method, DelayedExecution annotation) {
+		boolean hasDelay = annotation.delay() != -1;
+		boolean hasDelayString = StringUtils.hasText(annotation.delayString());
+		if (hasDelay == hasDelayString) {
+			throw new InvalidDelayedExecutionException(method, (hasDelay ? "both delay (" + annotation.delay()
+					+ ") and delayString (\"" + annotation.delayString() + "\") are given"
+					: "neither delay nor delayString is given") + "; give exactly one");
+		}
+		Duration delay = hasDelay ? toDuration(method, annotation.delay(), annotation.timeUnit())
+				: parse(method, annotation.delayString(), annotation.timeUnit());
+		if (delay.isNegative()) {
+			throw new InvalidDelayedExecutionException(method, "the delay " + describe(annotation)
+					+ " is negative; it must be zero or more");
+		}
+		return delay;
+	}
+
+	private static Duration toDuration(Method method, long delay, TimeUnit unit) {
+		try {
+			return Duration.of(delay, unit.toChronoUnit());
+		}
+		catch (ArithmeticException tooLong) {
+			throw new InvalidDelayedExecutionException(method,
+					"the delay " + delay + " " + unit + " is too long for a java.time.Duration", tooLong);
+		}
+	}
+
+	private Duration parse(Method method, String delayString, TimeUnit unit) {
+		String resolved;
+		try {
+			resolved = this.valueResolver.resolveStringValue(delayString);
+		}
+		catch (BeansException | IllegalArgumentException ex) {
+			throw new InvalidDelayedExecutionException(method,
+					"delayString \"" + delayString + "\" cannot be resolved: " + ex.getMessage(), ex);
+		}
+		String value = (resolved != null) ? resolved.trim() : "";
+		String shown = value.equals(delayString) ? "\"" + delayString + "\""
+				: "\"" + delayString + "\" (resolved to \"" + value + "\")";
+		if (value.isEmpty()) {
+			throw new InvalidDelayedExecutionException(method, "delayString " + shown + " is empty");
+		}
+		if (value.contains("${")) {
+			// A lenient resolver (no placeholder configurer in the context) leaves unknown keys as they are.
+			throw new InvalidDelayedExecutionException(method,
+					"delayString " + shown + " cannot be resolved: a placeholder names no property");
+		}
+		try {
+			return DurationFormatterUtils.detectAndParse(value,
+					DurationFormat.Unit.fromChronoUnit(unit.toChronoUnit()));
+		}
+		catch (IllegalArgumentException | DateTimeParseException | ArithmeticException ex) {
+			throw new InvalidDelayedExecutionException(method, "delayString " + shown
+					+ " is not a duration; use a number of " + unit.name().toLowerCase()
+					+ " (\"1500\"), a number with a unit (\"500ms\", \"10s\", \"30m\", \"2h\", \"1d\")"
+					+ " or ISO-8601 (\"PT30S\")", ex);
+		}
+	}
+
+	private static String describe(DelayedExecution annotation) {
+		return (annotation.delay() != -1) ? annotation.delay() + " " + annotation.timeUnit()
+				: "\"" + annotation.delayString() + "\"";
+	}
+
+	/**
+	 * The only timer, else the primary one, else the auto-configured default: named timers from
+	 * the properties sit beside {@code wheelTimer} without taking its methods.
+	 */
+	private String defaultTimerName(Method method) {
+		String[] names = this.beanFactory.getBeanNamesForType(Timer.class);
+		if (names.length == 1) {
+			return names[0];
+		}
+		for (String name : names) {
+			if (this.beanFactory.containsBeanDefinition(name) && this.beanFactory.getBeanDefinition(name).isPrimary()) {
+				return name;
+			}
+		}
+		if (Arrays.asList(names).contains(DEFAULT_TIMER)) {
+			return DEFAULT_TIMER;
+		}
+		throw new InvalidDelayedExecutionException(method, (names.length == 0)
+				? "there is no io.github.wheeltimer.Timer bean to hold its calls"
+				: "there are several Timer beans " + Arrays.toString(names)
+						+ ", none is @Primary and none is named '" + DEFAULT_TIMER
+						+ "'; name one with @DelayedExecution(timer = \"...\")");
+	}
+
+	private Timer timer(Method method, String beanName) {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		if (!beanFactory.containsBean(beanName)) {
+			throw new InvalidDelayedExecutionException(method, "there is no bean named '" + beanName
+					+ "'; the Timer beans are " + Arrays.toString(beanFactory.getBeanNamesForType(Timer.class)));
+		}
+		if (!beanFactory.isTypeMatch(beanName, Timer.class)) {
+			throw new InvalidDelayedExecutionException(method, "bean '" + beanName + "' is a "
+					+ beanFactory.getType(beanName) + ", not an io.github.wheeltimer.Timer");
+		}
+		return beanFactory.getBean(beanName, Timer.class);
+	}
+
+}
