@@ -40,9 +40,11 @@ import java.util.function.Supplier;
  * <ul>
  * <li><b>Precision.</b> A timeout never fires before its deadline, and normally fires at the end of
  * the tick that holds it: up to one {@code tickDuration} late, plus however long the thread takes
- * to wake. A zero or negative delay fires at the end of the current tick. Timeouts that fall due in
- * the same tick are not ordered among themselves. Pick the coarsest tick your use tolerates: 100 ms
- * (the default) for request timeouts and order expiry, 1-10 ms where lateness matters more.</li>
+ * to wake. A deadline exactly on a tick boundary fires at that boundary, not a tick later. A zero
+ * or negative delay fires at the next tick boundary (at once if the worker is already past it).
+ * Timeouts that fall due in the same tick are not ordered among themselves. Pick the coarsest
+ * tick your use tolerates: 100 ms (the default) for request timeouts and order expiry, 1-10 ms
+ * where lateness matters more.</li>
  * <li><b>Wheel size.</b> {@code ticksPerWheel} (default 512, rounded up to a power of two) is how
  * many ticks one revolution spans: 512 x 100 ms = 51.2 s. A timeout further away than one
  * revolution stays in its bucket for several revolutions. The worker skips a bucket whose earliest
@@ -953,14 +955,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			}
 		}
 
-		/** A drain waits for timeouts that can still fire in it, not for its whole length. */
+		/**
+		 * A drain waits for timeouts that can still fire in it, not for its whole length. One due
+		 * exactly at the stop deadline cannot: the stop is due first (see isStopDue).
+		 */
 		private boolean nothingFallsDueBeforeStopDeadline() {
 			HashedWheelTimer timer = HashedWheelTimer.this;
 			if (!timer.incoming.isEmpty()) {
 				return false;
 			}
 			long dueTick = timer.wheel.nextDueTick(this.processed);
-			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos > timer.stopDeadline;
+			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos >= timer.stopDeadline;
 		}
 
 		/** One walk answers every waiting query, each with the head of the longest answer. */

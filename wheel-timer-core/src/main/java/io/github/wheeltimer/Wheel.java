@@ -13,16 +13,18 @@ import java.util.function.Consumer;
  * The ring of buckets. Only the worker thread changes it; any thread may read its per-bucket
  * statistics for a {@link WheelSnapshot}.
  *
- * <p>Tick {@code k} is the interval {@code [k * tick, (k + 1) * tick)} of time since the timer's
- * origin. A timeout whose deadline falls in tick {@code k} sits in bucket {@code k & mask} and
- * runs when the worker processes tick {@code k}, which it does at {@code (k + 1) * tick} or later:
- * never before the deadline. A bucket holds the timeouts of every tick congruent to it, so each
+ * <p>Tick {@code k} is the interval {@code (k * tick, (k + 1) * tick]} of time since the timer's
+ * origin: it holds the deadlines that its end is the first boundary at or after. A timeout whose
+ * deadline falls in tick {@code k} sits in bucket {@code k & mask} and runs when the worker
+ * processes tick {@code k}, which it does at {@code (k + 1) * tick} or later: never before the
+ * deadline, and on time for a deadline that is itself a boundary (as every deadline is under a
+ * virtual clock that stops at boundaries), not a tick after it. A bucket holds the timeouts of every tick congruent to it, so each
  * visit fires only those whose deadline has passed, and keeps the others for a later revolution
  * (their "remaining rounds" are derived from the deadline, not stored).
  *
  * <p>Each bucket is a doubly linked ring through a sentinel, so a cancelled timeout is unlinked in
  * O(1) without knowing its neighbours' bucket. The bucket of a linked timeout is always
- * {@code (deadline / tick) & mask}: timeouts already overdue when they reach the worker are run at
+ * {@code tickOf(deadline) & mask}: timeouts already overdue when they reach the worker are run at
  * once instead of being linked, so no entry is ever placed anywhere else.
  *
  * <p>Statistics: {@code counts} is exact; {@code earliest}/{@code latest} bound the deadlines in a
@@ -84,9 +86,9 @@ final class Wheel {
 		return this.size == 0;
 	}
 
-	/** The tick whose interval holds {@code deadline}. */
+	/** The tick whose interval holds {@code deadline}: the one that ends at or first after it. */
 	long tickOf(long deadline) {
-		return deadline / this.tickNanos;
+		return Math.floorDiv(deadline - 1, this.tickNanos);
 	}
 
 	void add(HashedWheelTimeout timeout) {
@@ -135,7 +137,7 @@ final class Wheel {
 		int bucket = (int) (tick & this.mask);
 		int count = this.counts[bucket];
 		long limit = (tick + 1) * this.tickNanos;
-		if (count == 0 || this.earliest[bucket] >= limit) {
+		if (count == 0 || this.earliest[bucket] > limit) {
 			// Nothing due: the bucket's timeouts wait for later revolutions (earliest is a lower
 			// bound, and cancelled ones leave through the cancellation queue, not through here).
 			return 0;
@@ -149,7 +151,7 @@ final class Wheel {
 			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 			node = timeout.next;
 			boolean cancelled = !timeout.isPending();
-			if (cancelled || timeout.deadline < limit) {
+			if (cancelled || timeout.deadline <= limit) {
 				unlink(timeout);
 				count--;
 				this.size--;

@@ -100,8 +100,10 @@ class HashedWheelTimerCancellationTests {
 	@Test
 	void timeoutCancelledBeforeTheWorkerSawItIsDropped() {
 		List<Timeout> timeouts = new ArrayList<>();
+		// Delays from 1 ms: a zero delay at time 0, a tick boundary, would be overdue on arrival, and
+		// the worker may run it before the cancel below (rightly so).
 		for (int i = 0; i < 5_000; i++) {
-			timeouts.add(this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(i % 700)));
+			timeouts.add(this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(1 + i % 700)));
 		}
 		timeouts.forEach(Timeout::cancel);
 		this.ticker.advanceInSteps(Duration.ofSeconds(1), Duration.ofMillis(100));

@@ -94,13 +94,36 @@ class HashedWheelTimerSchedulingTests {
 	}
 
 	@Test
-	void deadlineOnATickBoundaryFiresWhenThatTickEnds() {
+	void aDeadlineOnATickBoundaryFiresAtThatBoundaryNotATickLater() {
 		HashedWheelTimer timer = timer(512);
+		// 200ms ends tick 1, which holds it; 1ns later begins tick 2, which ends at 300ms.
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(2));
+		timer.newTimeout(recordFiring(), TICK.multipliedBy(2).plusNanos(1));
+		this.ticker.awaitIdle();
+		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(1, 1, 0, 0),
+				new WheelSnapshot.Bucket(2, 1, 0, 0));
+		advanceTo(Duration.ofMillis(200).minusNanos(1));
+		assertThat(this.firedAt).as("never before the deadline").isEmpty();
 		advanceTo(Duration.ofMillis(200));
-		assertThat(this.firedAt).isEmpty();
+		assertThat(this.firedAt).as("at the deadline, not a tick after it")
+			.containsExactly(Duration.ofMillis(200).toNanos());
+		advanceTo(Duration.ofMillis(300).minusNanos(1));
+		assertThat(this.firedAt).as("1ns past a boundary waits for the next one")
+			.containsExactly(Duration.ofMillis(200).toNanos());
 		advanceTo(Duration.ofMillis(300));
-		assertThat(this.firedAt).hasSize(1);
+		assertThat(this.firedAt).containsExactly(Duration.ofMillis(200).toNanos(), Duration.ofMillis(300).toNanos());
+		assertThat(timer.pendingTimeouts()).isZero();
+	}
+
+	@Test
+	void aZeroDelayOnATickBoundaryIsOverdueOnArrivalAndFiresAtOnce() {
+		HashedWheelTimer timer = timer(512);
+		timer.start();
+		advanceTo(Duration.ofMillis(200));
+		timer.newTimeout(recordFiring(), 0, TimeUnit.SECONDS);
+		this.ticker.awaitIdle();
+		assertThat(this.firedAt).containsExactly(Duration.ofMillis(200).toNanos());
+		assertThat(timer.snapshot().counters().lateness()).isZero();
 	}
 
 	@Test
@@ -138,6 +161,7 @@ class HashedWheelTimerSchedulingTests {
 	void seedExampleEightBucketsAtTickTwo() {
 		// 001: on an 8-bucket wheel whose hand is at bucket 2, a task 3 ticks away lands in bucket 5
 		// with 0 rounds, and one 10 ticks away in bucket (2 + 10) % 8 = 4 with 1 round.
+		// Ours are 4 and 3: the article takes deadline / tick, ours puts a boundary deadline in the tick ending there.
 		HashedWheelTimer timer = timer(8);
 		timer.start();
 		advanceTo(Duration.ofMillis(200));
@@ -146,15 +170,17 @@ class HashedWheelTimerSchedulingTests {
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(3));
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(10));
 		this.ticker.awaitIdle();
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(4, 1, 1, 1),
-				new WheelSnapshot.Bucket(5, 1, 0, 0));
-		advanceTo(Duration.ofMillis(600));
-		assertThat(this.firedAt).containsExactly(Duration.ofMillis(600).toNanos());
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(4, 1, 0, 0));
-		advanceTo(Duration.ofMillis(1300).minusNanos(1));
+		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(3, 1, 1, 1),
+				new WheelSnapshot.Bucket(4, 1, 0, 0));
+		advanceTo(Duration.ofMillis(500).minusNanos(1));
+		assertThat(this.firedAt).isEmpty();
+		advanceTo(Duration.ofMillis(500));
+		assertThat(this.firedAt).containsExactly(Duration.ofMillis(500).toNanos());
+		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(3, 1, 0, 0));
+		advanceTo(Duration.ofMillis(1200).minusNanos(1));
 		assertThat(this.firedAt).hasSize(1);
-		advanceTo(Duration.ofMillis(1300));
-		assertThat(this.firedAt).containsExactly(Duration.ofMillis(600).toNanos(), Duration.ofMillis(1300).toNanos());
+		advanceTo(Duration.ofMillis(1200));
+		assertThat(this.firedAt).containsExactly(Duration.ofMillis(500).toNanos(), Duration.ofMillis(1200).toNanos());
 		assertThat(timer.snapshot().buckets()).isEmpty();
 	}
 
@@ -170,11 +196,18 @@ class HashedWheelTimerSchedulingTests {
 					TimeUnit.NANOSECONDS);
 			deadlines.put(timeout, delay);
 		}
+		// And deadlines on boundaries, each the end of the tick that holds it.
+		for (int ticks = 1; ticks <= 50; ticks++) {
+			long delay = TICK.toNanos() * ticks;
+			deadlines.put(timer.newTimeout((t) -> fired.put(t, this.ticker.nanoTime() - this.start), delay,
+					TimeUnit.NANOSECONDS), delay);
+		}
 		this.ticker.advanceInSteps(Duration.ofMillis(5_200), Duration.ofMillis(25));
 		assertThat(fired).hasSameSizeAs(deadlines);
 		deadlines.forEach((timeout, deadline) -> {
-			long tickEnd = (deadline / TICK.toNanos() + 1) * TICK.toNanos();
-			assertThat(fired.get(timeout)).as("%s", timeout).isGreaterThan(deadline).isEqualTo(tickEnd);
+			// The first boundary at or after the deadline: (k * tick, (k + 1) * tick] is tick k.
+			long tickEnd = (Math.floorDiv(deadline - 1, TICK.toNanos()) + 1) * TICK.toNanos();
+			assertThat(fired.get(timeout)).as("%s", timeout).isGreaterThanOrEqualTo(deadline).isEqualTo(tickEnd);
 		});
 	}
 
@@ -252,13 +285,13 @@ class HashedWheelTimerSchedulingTests {
 			victim.cancel();
 			t.timer().newTimeout(recordFiring(), Duration.ofMillis(100));
 		}, Duration.ofMillis(100));
-		advanceTo(Duration.ofMillis(200));
+		advanceTo(Duration.ofMillis(100));
 		assertThat(victim.isCancelled()).isTrue();
-		// Scheduled at 200ms for 100ms later: the deadline opens tick 3, which ends at 400ms.
-		advanceTo(Duration.ofMillis(400).minusNanos(1));
+		// Scheduled at 100ms for 100ms later: the deadline ends tick 1, at 200ms.
+		advanceTo(Duration.ofMillis(200).minusNanos(1));
 		assertThat(this.firedAt).isEmpty();
-		advanceTo(Duration.ofMillis(400));
-		assertThat(this.firedAt).containsExactly(Duration.ofMillis(400).toNanos());
+		advanceTo(Duration.ofMillis(200));
+		assertThat(this.firedAt).containsExactly(Duration.ofMillis(200).toNanos());
 	}
 
 }

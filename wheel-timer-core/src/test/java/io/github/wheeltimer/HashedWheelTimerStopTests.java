@@ -59,7 +59,8 @@ class HashedWheelTimerStopTests {
 		assertThat(snapshot.worker().alive()).isFalse();
 		assertThat(snapshot.pendingTimeouts()).isZero();
 		assertThat(snapshot.buckets()).isEmpty();
-		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(4, 1, 0, 1, 0, 0, 2, TICK));
+		// The first one's deadline, 1s, is a tick boundary: it fired right at it, not late at all.
+		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(4, 1, 0, 1, 0, 0, 2, Duration.ZERO));
 		this.ticker.advance(Duration.ofSeconds(5));
 		assertThat(this.runs).hasValue(1);
 	}
@@ -283,16 +284,19 @@ class HashedWheelTimerStopTests {
 
 		this.ticker.advanceInSteps(Duration.ofMillis(2_900), Duration.ofMillis(100));
 		assertThat(dueInDrain.isExpired()).isTrue();
+		assertThat(alsoDueInDrain.isExpired()).isFalse();
 		assertThat(stopping).as("a timeout can still fall due in the drain").isNotDone();
-		this.ticker.advance(Duration.ofMillis(200));
+		// To 3s, the second one's deadline: a tick boundary, where it falls due.
+		this.ticker.advance(Duration.ofMillis(100));
 
 		Set<Timeout> unprocessed = stopping.orTimeout(10, TimeUnit.SECONDS).join();
 		assertThat(alsoDueInDrain.isExpired()).isTrue();
 		assertThat(unprocessed).containsExactly(dueAfterDrain);
 		assertThat(dueAfterDrain.isCancelled()).isTrue();
 		assertThat(this.runs).hasValue(2);
+		// Both fired right at their deadlines, which are tick boundaries the clock stopped on.
 		assertThat(this.timer.snapshot().counters())
-			.isEqualTo(new WheelSnapshot.Counters(3, 2, 0, 0, 1, 0, 1, TICK.multipliedBy(2)));
+			.isEqualTo(new WheelSnapshot.Counters(3, 2, 0, 0, 1, 0, 1, Duration.ZERO));
 	}
 
 	@Test
@@ -308,6 +312,15 @@ class HashedWheelTimerStopTests {
 		assertThat(stopping.orTimeout(10, TimeUnit.SECONDS).join()).as("without waiting out the 10 minutes")
 			.containsExactly(dueInAnHour);
 		assertThat(dueInDrain.isExpired()).isTrue();
+	}
+
+	@Test
+	void aTimeoutDueExactlyWhenTheDrainEndsDoesNotHoldTheDrainOpen() {
+		Timeout dueAtTheDrainsEnd = this.timer.newTimeout(this.counting, Duration.ofSeconds(5));
+		this.ticker.awaitIdle();
+		// Without moving the clock: the stop is due at 5 s, before the timeout can run there.
+		assertThat(this.timer.stopGracefully(Duration.ofSeconds(5))).containsExactly(dueAtTheDrainsEnd);
+		assertThat(this.runs).hasValue(0);
 	}
 
 	@Test

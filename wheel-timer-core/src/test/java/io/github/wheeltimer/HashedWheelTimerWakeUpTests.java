@@ -51,13 +51,15 @@ class HashedWheelTimerWakeUpTests {
 
 	@Test
 	void workerSleepsAcrossEmptyTicksToTheTickOfTheNextTimeout() {
+		// The deadline, 200ms, is the end of tick 199: the worker sleeps straight to it.
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(200));
 		this.ticker.awaitIdle();
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(201));
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(200));
 		int parks = this.ticker.parkCount();
-		this.ticker.advance(Duration.ofMillis(200));
+		this.ticker.advance(Duration.ofMillis(199));
 		this.ticker.awaitIdle();
-		assertThat(this.ticker.parkCount()).as("wake-ups in 200 empty ticks").isEqualTo(parks);
+		assertThat(this.ticker.parkCount()).as("wake-ups in 199 empty ticks").isEqualTo(parks);
+		assertThat(this.runs).as("before the deadline").hasValue(0);
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
 		assertThat(this.runs).hasValue(1);
@@ -68,7 +70,8 @@ class HashedWheelTimerWakeUpTests {
 	void workerSleepsStraightToATimeoutSeveralRevolutionsAway() {
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(60));
 		this.ticker.awaitIdle();
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(60_001));
+		// 60s is a tick boundary: the worker wakes at the deadline itself, not a tick after it.
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofSeconds(60));
 	}
 
 	@Test
@@ -80,13 +83,17 @@ class HashedWheelTimerWakeUpTests {
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(5_000));
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
-		// Hand at bucket 501; the 20ms timeout sits past the end, in bucket (500 + 20) % 512 = 8.
-		assertThat(this.timer.snapshot().buckets()).extracting(WheelSnapshot.Bucket::index).containsExactly(8, 380);
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(20));
-		this.ticker.advance(Duration.ofMillis(20));
+		// Hand at bucket 501; the 20ms timeout's deadline, 520ms, ends tick 519, past the end of
+		// the wheel in bucket 519 % 512 = 7 (and 5,500ms ends tick 5,499: bucket 379).
+		assertThat(this.timer.snapshot().buckets()).extracting(WheelSnapshot.Bucket::index).containsExactly(7, 379);
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(520 - 501));
+		this.ticker.advance(Duration.ofMillis(18));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).as("before the deadline").hasValue(0);
+		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
 		assertThat(this.runs).hasValue(1);
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(5_001 - 21));
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(5_500 - 520));
 	}
 
 	@Test
@@ -98,9 +105,13 @@ class HashedWheelTimerWakeUpTests {
 			.build();
 		large.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(900));
 		this.ticker.awaitIdle();
-		assertThat(large.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(900_000, 1, 0, 0));
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(900_001));
-		this.ticker.advance(Duration.ofMillis(900_001));
+		// 900s is the end of tick 899,999.
+		assertThat(large.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(899_999, 1, 0, 0));
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofSeconds(900));
+		this.ticker.advance(Duration.ofMillis(899_999));
+		this.ticker.awaitIdle();
+		assertThat(this.runs).as("before the deadline").hasValue(0);
+		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
 		assertThat(this.runs).hasValue(1);
 		assertThat(large.snapshot().buckets()).isEmpty();
@@ -113,15 +124,15 @@ class HashedWheelTimerWakeUpTests {
 		this.ticker.awaitIdle();
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(50));
 		this.ticker.awaitIdle();
-		// Woken and re-planned: straight to tick 50's end, or (if this was its second wake-up in the
-		// tick) to the end of the current tick first.
-		assertThat(this.ticker.idleSleepRemaining()).isIn(Duration.ofMillis(51), Duration.ofMillis(1));
-		this.ticker.advanceInSteps(Duration.ofMillis(50), Duration.ofMillis(1));
+		// Woken and re-planned: straight to the deadline, 50ms (the end of tick 49), or (if this was
+		// its second wake-up in the tick) to the end of the current tick first.
+		assertThat(this.ticker.idleSleepRemaining()).isIn(Duration.ofMillis(50), Duration.ofMillis(1));
+		this.ticker.advanceInSteps(Duration.ofMillis(49), Duration.ofMillis(1));
 		assertThat(this.runs).hasValue(0);
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
 		assertThat(this.runs).hasValue(1);
-		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(10_001 - 51));
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(10_000 - 50));
 	}
 
 	@Test

@@ -47,7 +47,9 @@ class WheelSnapshotTests {
 		assertThat(snapshot.hand()).isOne();
 		assertThat(snapshot.pendingTimeouts()).isOne();
 		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0, Duration.ofMillis(50)));
-		assertThat(snapshot.buckets()).containsExactly(new WheelSnapshot.Bucket(14, 1, 1, 1));
+		// 3s is the end of tick 29 (a tick holds the deadlines up to and including its end): bucket
+		// 29 % 16 = 13, one round after the hand next reaches it.
+		assertThat(snapshot.buckets()).containsExactly(new WheelSnapshot.Bucket(13, 1, 1, 1));
 		assertThat(snapshot.worker()).isEqualTo(new WheelSnapshot.Worker("snapshot-test-worker", true, null));
 	}
 
@@ -148,9 +150,9 @@ class WheelSnapshotTests {
 		}
 		this.timer.newTimeout((t) -> { }, Duration.ofSeconds(30));
 		this.ticker.awaitIdle();
-		// To the end of the 30s timeout's tick: the worker wakes on time, having slept through
-		// buckets that hold only the far timeouts.
-		this.ticker.advance(Duration.ofMillis(30_100));
+		// To the end of the 30s timeout's tick, which is its deadline: the worker wakes on time,
+		// having slept through buckets that hold only the far timeouts.
+		this.ticker.advance(Duration.ofSeconds(30));
 		this.ticker.awaitIdle();
 		assertThat(this.timer.snapshot().counters().expired()).isOne();
 		assertThat(this.timer.snapshot().maxTickLag()).isZero();
