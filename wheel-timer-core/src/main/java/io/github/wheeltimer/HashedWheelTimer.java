@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  * <li><b>Precision.</b> A timeout never fires before its deadline, and normally fires at the end of
  * the tick that holds it: up to one {@code tickDuration} late, plus however long the thread takes
  * to wake. A deadline exactly on a tick boundary fires at that boundary, not a tick later. A zero
- * or negative delay fires at the next tick boundary (at once if the worker is already past it).
+ * or negative delay fires at the end of the current tick.
  * Timeouts that fall due in the same tick are not ordered among themselves. Pick the coarsest
  * tick your use tolerates: 100 ms (the default) for request timeouts and order expiry, 1-10 ms
  * where lateness matters more.</li>
@@ -451,7 +451,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		}
 		long now = elapsedNanos();
 		long delayNanos = unit.toNanos(delay);
-		long deadline = (delayNanos <= 0) ? now : (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
+		// A zero or negative delay is due just after now, not at now: on a tick boundary "now" is
+		// the end of a tick already processed, and a task that re-arms itself with no delay would
+		// then fire again in the same pass, for ever, on a clock that only moves between passes.
+		long deadline = (delayNanos <= 0) ? now + 1
+				: (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
 		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, deadline);
 		this.scheduled.increment();
 		this.incoming.offer(timeout);
