@@ -1,0 +1,47 @@
+package io.github.wheeltimer.test;
+
+import java.time.Instant;
+
+import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
+import io.github.wheeltimer.autoconfigure.WheelTimerBuilderCustomizer;
+import io.github.wheeltimer.virtualtime.VirtualTicker;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+
+/**
+ * What {@link VirtualWheelTime @VirtualWheelTime} adds to a test's context: the
+ * {@link VirtualWheelClock}, a {@link WheelTimerBuilderCustomizer} that builds every timer on it
+ * (applied last, so that no other customizer's ticker wins), a check that no timer bean escaped
+ * it, and the lifecycle that shows the clock the timers and runs their shutdown drain in virtual
+ * time. Imported by the annotation only, never by the application's own auto-configuration.
+ */
+@AutoConfiguration(before = WheelTimerAutoConfiguration.class)
+public final class VirtualWheelTimeAutoConfiguration {
+
+	@Bean
+	VirtualWheelClock virtualWheelClock() {
+		return new VirtualWheelClock(new VirtualTicker(), Instant.now());
+	}
+
+	@Bean
+	@Order(Ordered.LOWEST_PRECEDENCE)
+	WheelTimerBuilderCustomizer virtualWheelTimeCustomizer(VirtualWheelClock clock) {
+		return (builder) -> builder.ticker(clock.ticker());
+	}
+
+	@Bean
+	static VirtualTimersCheck virtualTimersCheck(ObjectProvider<VirtualWheelClock> clock) {
+		return new VirtualTimersCheck(clock);
+	}
+
+	@Bean
+	VirtualTimeLifecycle virtualTimeLifecycle(VirtualWheelClock clock, ListableBeanFactory beanFactory) {
+		return new VirtualTimeLifecycle(clock, beanFactory);
+	}
+
+}
