@@ -1,8 +1,11 @@
 package io.github.wheeltimer.sample;
 
+import java.time.Clock;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+import org.springframework.context.annotation.Bean;
 
 /**
  * A small shop built on {@code wheel-timer-spring-boot-starter}: orders that are not paid in time
@@ -18,6 +21,15 @@ public class SampleApplication {
 
 	public static void main(String[] args) {
 		SpringApplication.run(SampleApplication.class, args);
+	}
+
+	/**
+	 * The shop's clock: orders are stamped with it. A bean, so that a test on virtual wheel time
+	 * can give the shop the same time as the timer (see {@code PaymentTimeoutTests}).
+	 */
+	@Bean
+	Clock clock() {
+		return Clock.systemUTC();
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.wheeltimer.sample.orders;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -28,15 +29,19 @@ public class OrderService {
 
 	private final OrderProperties properties;
 
+	private final Clock clock;
+
 	// The delayed cancellation of each unpaid order, so that paying it can take the call off the
 	// wheel. Removed when the call completes, whichever way.
 	private final ConcurrentMap<String, Future<OrderStatus>> pendingCancellations = new ConcurrentHashMap<>();
 
-	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, Shipping shipping, OrderProperties properties) {
+	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, Shipping shipping, OrderProperties properties,
+			Clock clock) {
 		this.orders = orders;
 		this.paymentTimeouts = paymentTimeouts;
 		this.shipping = shipping;
 		this.properties = properties;
+		this.clock = clock;
 	}
 
 	/**
@@ -47,7 +52,7 @@ public class OrderService {
 	 * stopped); the order is then not kept
 	 */
 	public Order create(String item) {
-		Instant now = Instant.now();
+		Instant now = this.clock.instant();
 		Order order = this.orders
 			.add((id) -> Order.awaitingPayment(id, item, now, now.plus(this.properties.paymentTimeout())));
 		CompletableFuture<OrderStatus> cancellation;
@@ -74,7 +79,7 @@ public class OrderService {
 	 * @throws PaymentTooLateException if the order was already cancelled
 	 */
 	public Order pay(String id) {
-		OrderBook.Change change = this.orders.update(id, (order) -> order.pay(Instant.now()));
+		OrderBook.Change change = this.orders.update(id, (order) -> order.pay(this.clock.instant()));
 		Order order = change.after();
 		if (order.status() == OrderStatus.CANCELLED) {
 			throw new PaymentTooLateException(order);

@@ -1,6 +1,6 @@
 package io.github.wheeltimer.sample.orders;
 
-import java.time.Instant;
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
@@ -19,8 +19,11 @@ public class PaymentTimeouts {
 
 	private final OrderBook orders;
 
-	PaymentTimeouts(OrderBook orders) {
+	private final Clock clock;
+
+	PaymentTimeouts(OrderBook orders, Clock clock) {
 		this.orders = orders;
+		this.clock = clock;
 	}
 
 	/**
@@ -33,7 +36,7 @@ public class PaymentTimeouts {
 	 */
 	@DelayedExecution(delayString = "${sample.orders.payment-timeout}")
 	public CompletableFuture<OrderStatus> cancelIfUnpaid(String orderId) {
-		Order order = this.orders.update(orderId, (current) -> current.cancel(Instant.now())).after();
+		Order order = this.orders.update(orderId, (current) -> current.cancel(this.clock.instant())).after();
 		return CompletableFuture.completedFuture(order.status());
 	}
 
