@@ -19,15 +19,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
+import static io.github.wheeltimer.autoconfigure.InvalidPropertyFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -208,18 +207,6 @@ class NamedTimersTests {
 
 	private static long scheduled(AssertableApplicationContext context, String timer) {
 		return context.getBean(timer, HashedWheelTimer.class).counters().scheduled();
-	}
-
-	private static ContextConsumer<AssertableApplicationContext> failsWith(String property, String value,
-			String... messages) {
-		return (context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-			.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-			.satisfies((failure) -> {
-				InvalidConfigurationPropertyValueException invalid = (InvalidConfigurationPropertyValueException) failure;
-				assertThat(invalid.getName()).isEqualTo(property);
-				assertThat(String.valueOf(invalid.getValue())).isEqualTo(value);
-				assertThat(invalid.getMessage()).contains(List.of(messages));
-			});
 	}
 
 	/** The system clock, but a ticker of its own, so that a test can tell whose ticker a timer has. */

@@ -27,15 +27,12 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
+import static io.github.wheeltimer.autoconfigure.InvalidPropertyFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class WheelTimerAutoConfigurationTests {
@@ -238,17 +235,6 @@ class WheelTimerAutoConfigurationTests {
 			assertThat((String) property.get("description")).as("description of %s", name).isNotBlank();
 			assertThat(property.get("defaultValue")).as("default of %s", name).isEqualTo(expectedDefaults.get(name));
 		}
-	}
-
-	private static ContextConsumer<AssertableApplicationContext> failsWith(String property, String value, String allowed) {
-		return (context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-			.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-			.satisfies((failure) -> {
-				InvalidConfigurationPropertyValueException invalid = (InvalidConfigurationPropertyValueException) failure;
-				assertThat(invalid.getName()).isEqualTo(property);
-				assertThat(String.valueOf(invalid.getValue())).isEqualTo(value);
-			})
-			.hasMessageContaining(allowed);
 	}
 
 	@Configuration(proxyBeanMethods = false)
