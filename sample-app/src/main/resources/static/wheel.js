@@ -1,6 +1,9 @@
 // Draws the timer's wheel from the Actuator endpoint, twice a second. No framework, no build step.
 
-const TIMER_URL = 'actuator/wheeltimer/wheelTimer';
+// The page draws one timer: wheelTimer, or the one named by ?timer= (the picker sets it).
+const TIMER_NAME = new URLSearchParams(location.search).get('timer') || 'wheelTimer';
+const TIMERS_URL = 'actuator/wheeltimer';
+const TIMER_URL = `${TIMERS_URL}/${encodeURIComponent(TIMER_NAME)}`;
 const ORDERS_URL = 'orders?limit=8';
 const REFRESH_MS = 500;
 const MAX_SEGMENTS = 512;            // more would be thinner than a pixel
@@ -413,8 +416,27 @@ async function stopTimer() {
 	}
 }
 
+/** Lists every timer of the application, as the endpoint does, and switches the page to the one picked. */
+async function listTimers() {
+	const picker = $('timer-picker');
+	try {
+		const names = Object.keys((await getJson(TIMERS_URL)).timers);
+		picker.replaceChildren(...names.map((name) => new Option(name, name, false, name === TIMER_NAME)));
+	}
+	catch (error) {
+		picker.replaceChildren(new Option(TIMER_NAME, TIMER_NAME, true, true));
+	}
+	const link = $('timer-link');
+	link.href = TIMER_URL;
+	link.firstElementChild.textContent = `/${TIMER_URL}`;
+}
+
+$('timer-picker').addEventListener('change', (event) => {
+	location.search = `?timer=${encodeURIComponent(event.target.value)}`;
+});
 $('create-orders').addEventListener('click', createOrders);
 $('pay-order').addEventListener('click', payOldest);
 $('stop-timer').addEventListener('click', stopTimer);
+listTimers();
 refresh();
 requestAnimationFrame(sweepHand);

@@ -44,8 +44,9 @@ class ShipmentRetryTests {
 	@Autowired
 	private ScriptedWarehouse warehouse;
 
+	/** The sample's second timer, from wheel-timer.timers: the shipping retries wait on it. */
 	@Autowired
-	private HashedWheelTimer wheelTimer;
+	private HashedWheelTimer retries;
 
 	@Test
 	void aRefusedOrderIsSentAgainAfterTheRetryDelayUntilTheWarehouseTakesIt() {
@@ -78,7 +79,7 @@ class ShipmentRetryTests {
 		assertThat(failed.shipmentProblem())
 			.isEqualTo("The warehouse refused order " + order.id() + " 3 times; no attempt is left");
 		assertThat(this.warehouse.attempts(order.id())).hasSize(3);
-		assertThat(this.wheelTimer.pendingTimeouts()).as("no retry left behind").isZero();
+		assertThat(this.retries.pendingTimeouts()).as("no retry left behind").isZero();
 	}
 
 	@Test
@@ -89,7 +90,7 @@ class ShipmentRetryTests {
 		this.orderService.pay(order.id());
 		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
 
-		assertThat(this.wheelTimer.stop()).as("the retry waiting on the wheel").hasSize(1);
+		assertThat(this.retries.stop()).as("the retry waiting on the wheel").hasSize(1);
 
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);

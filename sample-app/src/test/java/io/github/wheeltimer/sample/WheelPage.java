@@ -21,7 +21,12 @@ final class WheelPage implements AutoCloseable {
 	private final WebDriver browser = HeadlessChromium.start();
 
 	WheelPage(int port) {
-		this.browser.get("http://localhost:" + port + "/");
+		this(port, "");
+	}
+
+	/** The page with a query, such as {@code ?timer=retries}. */
+	WheelPage(int port, String query) {
+		this.browser.get("http://localhost:" + port + "/" + query);
 	}
 
 	void click(String id) {
@@ -42,6 +47,15 @@ final class WheelPage implements AutoCloseable {
 
 	String handTransform() {
 		return script("return document.getElementById('hand').getAttribute('transform');");
+	}
+
+	/** The timers the picker offers, and the one it shows as picked. */
+	List<String> timerChoices() {
+		return all("#timer-picker option", "value");
+	}
+
+	String pickedTimer() {
+		return script("return document.getElementById('timer-picker').value;");
 	}
 
 	/** The number of segments on the ring: one per bucket, or per run of buckets on a large wheel. */

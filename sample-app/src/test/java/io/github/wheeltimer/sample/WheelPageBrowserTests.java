@@ -54,6 +54,22 @@ class WheelPageBrowserTests {
 	}
 
 	@Test
+	void thePickerListsEveryTimerAndThePageDrawsThePickedOne() {
+		await().atMost(PAGE_WAIT).untilAsserted(() -> {
+			assertThat(this.page.timerChoices()).as("as the endpoint lists them, by name").containsExactly("retries", "wheelTimer");
+			assertThat(this.page.pickedTimer()).isEqualTo("wheelTimer");
+		});
+		try (WheelPage retries = new WheelPage(this.port, "?timer=retries")) {
+			await().atMost(PAGE_WAIT).untilAsserted(() -> {
+				assertThat(retries.pickedTimer()).isEqualTo("retries");
+				assertThat(retries.text("state")).isEqualTo("STARTED");
+				assertThat(retries.segmentCount()).as("one segment per bucket of the retries' wheel").isEqualTo(256);
+			});
+			assertThat(retries.text("geometry")).startsWith("10 ms ticks × 256 buckets");
+		}
+	}
+
+	@Test
 	void thePageDrawsTheWheelFillsItWithOrdersAndStopsTheTimer() {
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
 			assertThat(this.page.text("state")).isEqualTo("STARTED");

@@ -2,10 +2,12 @@ package io.github.wheeltimer.annotation;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
@@ -13,6 +15,7 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.autoproxy.AutoProxyUtils;
 import org.springframework.aop.scope.ScopedProxyUtils;
 import org.springframework.aop.support.AopUtils;
@@ -76,16 +79,41 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	@Override
 	public void afterSingletonsInstantiated() {
 		ConfigurableListableBeanFactory beanFactory = beanFactory();
-		Set<Class<?>> inspected = new HashSet<>();
+		// Each type once: its first delayed method (to name in a failure), or empty if it has none.
+		Map<Class<?>, Optional<Method>> inspected = new HashMap<>();
 		for (String beanName : beanFactory.getBeanDefinitionNames()) {
 			if (ScopedProxyUtils.isScopedTarget(beanName)) {
 				continue;
 			}
 			Class<?> type = AutoProxyUtils.determineTargetClass(beanFactory, beanName);
 			Class<?> userType = (type != null) ? ClassUtils.getUserClass(type) : null;
-			if (userType != null && inspected.add(userType)) {
-				registerMethodsOf(userType);
+			if (userType == null) {
+				continue;
 			}
+			inspected.computeIfAbsent(userType, (candidate) -> Optional.ofNullable(registerMethodsOf(candidate)))
+				.ifPresent((delayed) -> requireIntercepted(beanName, delayed));
+		}
+	}
+
+	/**
+	 * A bean created before the post-processor that applies {@link DelayedExecution} (say, one a
+	 * {@code BeanPostProcessor} depends on) has no proxy, and its calls would run at once: fail
+	 * instead. Only singletons that exist are checked; a lazy or scoped bean is proxied when
+	 * created, as every bean created after startup is.
+	 */
+	private void requireIntercepted(String beanName, Method delayed) {
+		ConfigurableListableBeanFactory beanFactory = beanFactory();
+		if (!beanFactory.containsSingleton(beanName) || beanFactory.isFactoryBean(beanName)) {
+			return;
+		}
+		Object bean = beanFactory.getSingleton(beanName);
+		boolean intercepted = bean instanceof Advised advised && Arrays.stream(advised.getAdvisors())
+			.anyMatch((advisor) -> advisor.getAdvice() instanceof DelayedExecutionInterceptor);
+		if (!intercepted) {
+			throw new InvalidDelayedExecutionException(delayed, "its bean '" + beanName + "' was created before"
+					+ " the post-processor that delays its calls, so they would run at once. Is it a dependency of a"
+					+ " BeanPostProcessor or a BeanFactoryPostProcessor? Inject it there lazily (ObjectProvider or"
+					+ " @Lazy)");
 		}
 	}
 
@@ -110,14 +138,17 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		return found;
 	}
 
-	private void registerMethodsOf(Class<?> type) {
+	/** @return one of the type's delayed methods, or {@code null} if it has none */
+	private @Nullable Method registerMethodsOf(Class<?> type) {
 		if (!AnnotationUtils.isCandidateClass(type, DelayedExecution.class)) {
-			return;
+			return null;
 		}
+		Method first = null;
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
 			if (method.isAnnotationPresent(DelayedExecution.class)) {
 				DelayedMethod registered = register(method);
 				this.methodsByCall.putIfAbsent(new MethodClassKey(method, type), registered);
+				first = (first != null) ? first : method;
 			}
 			else if (AnnotatedElementUtils.findMergedAnnotation(method, DelayedExecution.class) != null) {
 				throw new InvalidDelayedExecutionException(method, "the annotation is on a declaration that this"
@@ -126,6 +157,7 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 						+ DelayedMethod.describe(method) + " itself");
 			}
 		}
+		return first;
 	}
 
 	/** Resolves each method once; two threads racing on a method's first call keep the first answer. */

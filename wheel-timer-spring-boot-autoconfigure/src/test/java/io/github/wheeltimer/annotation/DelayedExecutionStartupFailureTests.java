@@ -6,10 +6,13 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -125,6 +128,16 @@ class DelayedExecutionStartupFailureTests {
 	void anAnnotationOnTheInterfaceMethodOnly() {
 		assertStartupFails(InterfaceAnnotated.class, "InterfaceAnnotated.run()",
 				"the annotation is on a declaration that this method overrides");
+	}
+
+	@Test
+	void aBeanCreatedBeforeThePostProcessorThatDelaysItsCallsFailsStartupInsteadOfRunningThemAtOnce() {
+		this.contextRunner.withUserConfiguration(EarlyBeanConfiguration.class)
+			.run((context) -> assertThat(startupFailure(context.getStartupFailure()))
+				.isInstanceOf(InvalidDelayedExecutionException.class)
+				.hasMessageContaining("EarlyBean.run()")
+				.hasMessageContaining("its bean 'earlyBean' was created before the post-processor that delays its"
+						+ " calls, so they would run at once"));
 	}
 
 	private void assertStartupFails(Class<?> beanClass, String method, String reason) {
@@ -266,6 +279,31 @@ class DelayedExecutionStartupFailureTests {
 		@Override
 		public CompletableFuture<Void> run() {
 			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EarlyBeanConfiguration {
+
+		@Bean
+		static EarlyBean earlyBean() {
+			return new EarlyBean();
+		}
+
+		/** Depends on the annotated bean, so the container creates it before any bean post-processor. */
+		@Bean
+		static BeanFactoryPostProcessor earlyBeanUser(EarlyBean earlyBean) {
+			return (beanFactory) -> {
+			};
+		}
+
+	}
+
+	static class EarlyBean {
+
+		@DelayedExecution(delay = 1)
+		public void run() {
 		}
 
 	}

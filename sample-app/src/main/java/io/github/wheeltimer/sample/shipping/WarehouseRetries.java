@@ -20,12 +20,13 @@ class WarehouseRetries {
 	}
 
 	/**
-	 * Sends the order again, {@code sample.shipping.retry-delay} after the call. The returned
+	 * Sends the order again, {@code sample.shipping.retry-delay} after the call, on the sample's
+	 * second timer, {@code retries} (see {@code application.yml}). The returned
 	 * future completes when it has been sent, or exceptionally with the warehouse's
 	 * {@link WarehouseUnavailableException}: that is what lets {@link Shipping} chain the next
 	 * attempt without blocking a thread in between.
 	 */
-	@DelayedExecution(delayString = "${sample.shipping.retry-delay}")
+	@DelayedExecution(delayString = "${sample.shipping.retry-delay}", timer = "retries")
 	public CompletableFuture<Void> shipAgain(String orderId) {
 		this.warehouse.ship(orderId);
 		return CompletableFuture.completedFuture(null);
