@@ -60,7 +60,7 @@ final class DelayedCall implements TimerTask, Runnable {
 		try {
 			this.method.executor().execute(this);
 		}
-		catch (RuntimeException refused) {
+		catch (RuntimeException | Error refused) {
 			this.method.finished();
 			fail(refused);
 		}

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
+import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
 import org.aopalliance.intercept.MethodInvocation;
@@ -160,8 +161,9 @@ public final class DelayedMethod {
 			throw new TaskRejectedException(refusal(ex), ex);
 		}
 		catch (IllegalStateException ex) {
-			// The only IllegalStateException the timer throws here: it has been stopped.
-			throw new TimerStoppedException(refusal(ex), ex);
+			// The only IllegalStateException our timer throws here: it has been stopped.
+			throw (this.timer instanceof HashedWheelTimer) ? new TimerStoppedException(refusal(ex), ex)
+					: new TaskRejectedException(refusal(ex), ex);
 		}
 		this.calls.increment();
 		if (result != null) {
@@ -179,15 +181,18 @@ public final class DelayedMethod {
 	 * Reports the failure of a call of a {@code void} method, whose caller cannot see it. A call
 	 * that failed only because it tried to schedule another delayed call on a timer that is
 	 * stopping (a method that re-arms itself while the application shuts down) is normal at
-	 * shutdown: one WARN line, not an error with a stack.
+	 * shutdown: without a handler of the application's own, one WARN line, not an error with a
+	 * stack. A handler gets every failure, that one too.
 	 */
 	void failed(Throwable ex, @Nullable Object[] arguments) {
-		TimerStoppedException stopping = TimerStoppedException.find(ex);
-		if (stopping != null) {
-			logger.warn("Delayed call to " + this.description + " ended early: " + stopping.getMessage());
-			return;
+		if (this.exceptionHandler == null) {
+			TimerStoppedException stopping = TimerStoppedException.find(ex);
+			if (stopping != null) {
+				logger.warn("Delayed call to " + this.description + " ended early: " + stopping.getMessage());
+				return;
+			}
 		}
-		if (this.exceptionHandler != null) {
+		else {
 			try {
 				this.exceptionHandler.handleUncaughtException(ex, this.method, arguments);
 				return;

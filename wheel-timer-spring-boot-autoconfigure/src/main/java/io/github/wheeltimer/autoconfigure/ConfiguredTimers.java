@@ -19,8 +19,10 @@ import org.springframework.core.env.Environment;
  * executor that runs each timer's delayed methods, and how each timer stops. Timers the
  * application defines itself get the default timer's settings.
  * <p>
- * Created once, at startup, when the first timer is built; it checks every timer's settings then,
- * so a bad value fails startup even on a timer that nothing uses yet. Immutable after that apart
+ * Created once, at startup, when the first timer is built; it checks the starter's own rules on
+ * every timer's settings then, so such a bad value fails startup even on a timer that nothing
+ * uses yet. The timer's own rules are checked as each timer is built: at startup too, unless the
+ * context initializes its beans lazily. Immutable after that apart
  * from the executors it has looked up, which any thread may look up (a concurrent map).
  */
 final class ConfiguredTimers {
@@ -91,7 +93,14 @@ final class ConfiguredTimers {
 	 */
 	Executor executor(String timerBeanName) {
 		TimerSettings settings = settings(timerBeanName);
-		return this.executors.computeIfAbsent(settings.executor().value(), (name) -> lookUpExecutor(settings));
+		Executor executor = this.executors.get(settings.executor().value());
+		if (executor == null) {
+			// Not computeIfAbsent: creating the executor bean may look up another one.
+			Executor found = lookUpExecutor(settings);
+			executor = this.executors.putIfAbsent(settings.executor().value(), found);
+			executor = (executor != null) ? executor : found;
+		}
+		return executor;
 	}
 
 	private Executor lookUpExecutor(TimerSettings settings) {

@@ -1,6 +1,7 @@
 package io.github.wheeltimer.autoconfigure;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,24 +39,24 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 	 */
 	static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE + 1024;
 
+	private static final Duration IN_FLIGHT_POLL = Duration.ofMillis(10);
+
 	private static final Log logger = LogFactory.getLog(WheelTimerLifecycle.class);
 
 	private final ListableBeanFactory beanFactory;
 
-	private static final Duration IN_FLIGHT_POLL = Duration.ofMillis(10);
-
 	private final DelayedMethodRegistry registry;
 
-	private final ConfiguredTimers settings;
+	private final ConfiguredTimers configured;
 
 	private final AtomicBoolean stopped = new AtomicBoolean();
 
 	private volatile boolean running;
 
-	WheelTimerLifecycle(ListableBeanFactory beanFactory, DelayedMethodRegistry registry, ConfiguredTimers settings) {
+	WheelTimerLifecycle(ListableBeanFactory beanFactory, DelayedMethodRegistry registry, ConfiguredTimers configured) {
 		this.beanFactory = beanFactory;
 		this.registry = registry;
-		this.settings = settings;
+		this.configured = configured;
 	}
 
 	@Override
@@ -72,16 +73,19 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 			return;
 		}
 		this.running = false;
-		long drainStart = System.nanoTime();
-		// Each timer's drain counts from the same start: they keep firing in parallel while each is
-		// stopped in turn.
-		for (Map.Entry<String, HashedWheelTimer> entry : timers().entrySet()) {
-			Duration drainLeft = this.settings.settings(entry.getKey())
+		Map<String, HashedWheelTimer> timers = timers();
+		// Each timer's drain counts from the same start, on the timer's own clock (a test's
+		// virtual one too): they keep firing in parallel while each is stopped in turn.
+		Map<String, Long> drainStarts = new HashMap<>();
+		timers.forEach((name, timer) -> drainStarts.put(name, timer.ticker().nanoTime()));
+		for (Map.Entry<String, HashedWheelTimer> entry : timers.entrySet()) {
+			HashedWheelTimer timer = entry.getValue();
+			Duration drainLeft = this.configured.settings(entry.getKey())
 				.drainTimeout()
 				.value()
-				.minusNanos(System.nanoTime() - drainStart);
+				.minusNanos(timer.ticker().nanoTime() - drainStarts.get(entry.getKey()));
 			Duration drain = drainLeft.isNegative() ? Duration.ZERO : drainLeft;
-			report(entry.getKey(), entry.getValue().stopGracefully(drain));
+			report(entry.getKey(), timer.stopGracefully(drain));
 		}
 		List<DelayedMethod> stillRunning = awaitInFlight();
 		if (!stillRunning.isEmpty()) {
@@ -119,7 +123,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 	}
 
 	private Duration awaitTermination(DelayedMethod method) {
-		return this.settings.settings(method.timerBeanName()).awaitTermination().value();
+		return this.configured.settings(method.timerBeanName()).awaitTermination().value();
 	}
 
 	@Override

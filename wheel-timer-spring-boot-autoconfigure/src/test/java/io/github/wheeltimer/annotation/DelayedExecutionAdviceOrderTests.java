@@ -18,6 +18,8 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.resilience.annotation.Retryable;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
@@ -63,6 +65,48 @@ class DelayedExecutionAdviceOrderTests {
 				.anySatisfy((event) -> assertThat(event).startsWith("before order-2 on task-"))
 				.anySatisfy((event) -> assertThat(event).startsWith("around order-2 on task-"));
 		});
+	}
+
+	@Test
+	void aRetryableDelayedMethodIsRetriedWhenItRunsNotWhenItIsCalled() {
+		this.contextRunner.withUserConfiguration(RetryConfiguration.class).run((context) -> {
+			FlakyWarehouse warehouse = context.getBean(FlakyWarehouse.class);
+			CompletableFuture<String> shipped = warehouse.ship("order-3");
+			assertThat(warehouse.attempts()).as("nothing at call time").isEmpty();
+			assertThat(shipped.get(10, TimeUnit.SECONDS)).isEqualTo("shipped order-3 at attempt 3");
+			assertThat(warehouse.attempts()).hasSize(3).allSatisfy((thread) -> assertThat(thread).startsWith("task-"));
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableResilientMethods
+	static class RetryConfiguration {
+
+		@Bean
+		FlakyWarehouse flakyWarehouse() {
+			return new FlakyWarehouse();
+		}
+
+	}
+
+	static class FlakyWarehouse {
+
+		private final List<String> attempts = new CopyOnWriteArrayList<>();
+
+		@DelayedExecution(delay = 100)
+		@Retryable(maxRetries = 4, delay = 10)
+		public CompletableFuture<String> ship(String orderId) {
+			this.attempts.add(Thread.currentThread().getName());
+			if (this.attempts.size() < 3) {
+				throw new IllegalStateException("the warehouse is busy");
+			}
+			return CompletableFuture.completedFuture("shipped " + orderId + " at attempt " + this.attempts.size());
+		}
+
+		public List<String> attempts() {
+			return this.attempts;
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

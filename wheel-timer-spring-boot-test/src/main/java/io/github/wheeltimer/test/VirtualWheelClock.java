@@ -31,10 +31,12 @@ import org.jspecify.annotations.Nullable;
  * to the next, so 30 virtual minutes take milliseconds.
  * <ul>
  * <li><b>Precision.</b> A call runs on the first tick of its timer at or after its due time,
- * never before. Under virtual time every call's due time is a tick boundary when its delay is a
- * whole number of ticks, so it runs exactly at its due time: {@code advance(Duration.ofMinutes(30))}
- * runs a call made 30 minutes earlier. Calls due on the same tick are not ordered among
- * themselves.</li>
+ * never before. It runs exactly at its due time when that is a tick of its timer: when it was
+ * made while the clock stood on a tick of that timer (after advances by whole ticks) and its delay
+ * is a whole number of ticks. Then {@code advance(Duration.ofMinutes(30))} runs a call made 30
+ * minutes earlier. Otherwise it runs at the end of the tick, up to a tick later: after
+ * {@code advance(Duration.ofMillis(150))} on a 100 ms timer, a 1 s call runs at 1.2 s. Calls due
+ * on the same tick are not ordered among themselves.</li>
  * <li><b>A call that blocks.</b> A delayed method that does not finish within
  * {@link VirtualTicker#DEFAULT_SETTLE_TIMEOUT 10 seconds} of real time makes {@code advance} throw
  * an {@link IllegalStateException} that names the method, instead of hanging the test. Raise the
@@ -92,18 +94,19 @@ public final class VirtualWheelClock {
 	public Duration advanceToNextCall() {
 		long handedToRunBefore = handedToRun();
 		Duration moved = Duration.ZERO;
-		while (true) {
+		while (pendingCalls() > 0) {
 			// A timer's worker may also wake at a boundary only to take in new calls, or for a
 			// bucket whose calls are due in a later revolution: go on until something ran.
 			Duration step = this.ticker.advanceToNextWakeUp();
-			if (step.isZero() && pendingCalls() == 0) {
-				return moved;
+			if (step.isZero()) {
+				break;
 			}
 			moved = moved.plus(step);
 			if (handedToRun() != handedToRunBefore) {
-				return moved;
+				break;
 			}
 		}
+		return moved;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.wheeltimer.test;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
@@ -11,12 +12,14 @@ import io.github.wheeltimer.autoconfigure.WheelTimerBuilderCustomizer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.context.LifecycleAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * What {@link VirtualWheelTime} does to a context: which timers it drives, which it refuses, and
@@ -87,6 +90,34 @@ class VirtualWheelTimeContextTests {
 			});
 	}
 
+	@Test
+	void aDelayedCallThatNeverFinishesDoesNotHoldTheContextsCloseForEver() {
+		CountDownLatch release = new CountDownLatch(1);
+		this.contextRunner.withBean(BlockingReminders.class)
+			.withConfiguration(AutoConfigurations.of(LifecycleAutoConfiguration.class))
+			// Not waiting the default 10 s for the executor, whose thread stays blocked too.
+			.withPropertyValues("wheel-timer.shutdown.drain-timeout=1h", "wheel-timer.shutdown.await-termination=100ms",
+					"spring.lifecycle.timeout-per-shutdown-phase=100ms")
+			.run((context) -> {
+				try {
+					VirtualWheelClock clock = context.getBean(VirtualWheelClock.class);
+					clock.setSettleTimeout(Duration.ofMillis(300));
+					BlockingReminders reminders = context.getBean(BlockingReminders.class);
+					HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
+					reminders.blockUntil(release);
+					CompletableFuture<String> dueInTheDrain = reminders.remind("later");
+					assertThatIllegalStateException().isThrownBy(() -> clock.advance(Duration.ofSeconds(1)))
+						.withMessageContaining("BlockingReminders.blockUntil(CountDownLatch) x1");
+					context.close();
+					assertThat(timer.snapshot().worker().alive()).isFalse();
+					assertThat(dueInTheDrain).as("settled one way or the other").isDone();
+				}
+				finally {
+					release.countDown();
+				}
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class RemindersConfiguration {
 
@@ -116,6 +147,20 @@ class VirtualWheelTimeContextTests {
 
 		@DelayedExecution(delay = 3, timeUnit = TimeUnit.HOURS)
 		public CompletableFuture<String> remindMuchLater(String who) {
+			return CompletableFuture.completedFuture("reminded " + who);
+		}
+
+	}
+
+	static class BlockingReminders {
+
+		@DelayedExecution(delay = 100)
+		public void blockUntil(CountDownLatch release) throws InterruptedException {
+			release.await(30, TimeUnit.SECONDS);
+		}
+
+		@DelayedExecution(delay = 10, timeUnit = TimeUnit.MINUTES)
+		public CompletableFuture<String> remind(String who) {
 			return CompletableFuture.completedFuture("reminded " + who);
 		}
 

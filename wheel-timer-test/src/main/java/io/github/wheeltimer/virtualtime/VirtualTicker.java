@@ -297,14 +297,8 @@ public final class VirtualTicker implements Ticker {
 		this.advancing.lock();
 		try {
 			long target = targetAfter(amount);
-			settle();
-			for (long wakeUpAt = earliestWakeUp(); wakeUpAt <= target; wakeUpAt = earliestWakeUp()) {
-				moveTo(wakeUpAt);
-				settle();
-			}
-			if (this.now != target) {
-				moveTo(target);
-				settle();
+			while (stepTowards(target)) {
+				// Each step settles first: what fell due at the time it left has been done.
 			}
 		}
 		finally {
@@ -324,15 +318,12 @@ public final class VirtualTicker implements Ticker {
 		checkNotWorker("advance virtual time");
 		this.advancing.lock();
 		try {
-			settle();
 			long from = this.now;
-			long wakeUpAt = earliestWakeUp();
-			if (wakeUpAt == FOREVER) {
+			if (!stepTowards(FOREVER)) {
 				return Duration.ZERO;
 			}
-			moveTo(wakeUpAt);
 			settle();
-			return Duration.ofNanos(wakeUpAt - from);
+			return Duration.ofNanos(this.now - from);
 		}
 		finally {
 			this.advancing.unlock();
@@ -453,10 +444,56 @@ public final class VirtualTicker implements Ticker {
 		return this.now + nanos;
 	}
 
-	private void moveTo(long time) {
+	/**
+	 * Settles, then moves the clock to the earliest wake-up of a parked worker if it is at or
+	 * before {@code target}, else to {@code target}. The move happens in one hold of the lock with
+	 * a last check that nothing parked, woke or was unparked since the workers settled: a thread
+	 * that schedules from outside meanwhile wakes a worker, and the clock must not move under a
+	 * worker that is running. Only the advancing thread calls this.
+	 * @param target how far to move at most; {@link #FOREVER} for "to the next wake-up, if any"
+	 * @return {@code false} if the clock already stands at {@code target} with nothing due up to
+	 * it, or, for {@link #FOREVER}, if every worker waits without limit
+	 */
+	private boolean stepTowards(long target) {
+		while (true) {
+			long settledGeneration = settle();
+			this.lock.lock();
+			try {
+				if (this.generation != settledGeneration || !areWorkersSettled()) {
+					continue;
+				}
+				long next = Math.min(earliestWakeUpLocked(), target);
+				if (next == this.now || next == FOREVER) {
+					return false;
+				}
+				this.now = next;
+				changed();
+				return true;
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Moves virtual time forward by {@code amount} at once, waking every parked thread whose time
+	 * has come, without waiting for anything to settle: what falls due runs late, all at the new
+	 * time, and what it schedules counts from there. Not for tests, which use
+	 * {@link #advance(Duration)}: for tearing down when an advance cannot complete (a task is
+	 * blocked), so that threads waiting for virtual time, such as a timer's graceful stop, can end.
+	 * @param amount how far to move, zero or more
+	 * @throws IllegalArgumentException if {@code amount} is negative or would take virtual time
+	 * past {@link Long#MAX_VALUE} nanoseconds
+	 */
+	public void jump(Duration amount) {
+		Objects.requireNonNull(amount, "amount must not be null");
+		if (amount.isNegative()) {
+			throw new IllegalArgumentException("amount must not be negative, was " + amount);
+		}
 		this.lock.lock();
 		try {
-			this.now = time;
+			this.now = targetAfter(amount);
 			changed();
 		}
 		finally {
@@ -477,22 +514,28 @@ public final class VirtualTicker implements Ticker {
 	private long earliestWakeUp() {
 		this.lock.lock();
 		try {
-			long earliest = FOREVER;
-			for (long wakeUpAt : this.parked.values()) {
-				earliest = Math.min(earliest, wakeUpAt);
-			}
-			return earliest;
+			return earliestWakeUpLocked();
 		}
 		finally {
 			this.lock.unlock();
 		}
 	}
 
+	/** Lock held. */
+	private long earliestWakeUpLocked() {
+		long earliest = FOREVER;
+		for (long wakeUpAt : this.parked.values()) {
+			earliest = Math.min(earliest, wakeUpAt);
+		}
+		return earliest;
+	}
+
 	/**
 	 * Waits, in real time and for at most the settle timeout, until the workers have settled at
 	 * the current virtual time and the registered work is idle, both seen at one generation.
 	 */
-	private void settle() {
+	/** @return the generation at which the workers and the work were seen settled */
+	private long settle() {
 		long startedAt = System.nanoTime();
 		long giveUpAt = startedAt + saturatedNanos(this.settleTimeout);
 		long pollNanos = FIRST_POLL_NANOS;
@@ -504,7 +547,7 @@ public final class VirtualTicker implements Ticker {
 			String busy = firstBusyWork();
 			if (busy == null) {
 				if (isStill(settledGeneration)) {
-					return;
+					return settledGeneration;
 				}
 				pollNanos = FIRST_POLL_NANOS;
 				continue;

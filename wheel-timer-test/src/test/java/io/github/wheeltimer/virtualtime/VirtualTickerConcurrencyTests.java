@@ -130,4 +130,59 @@ class VirtualTickerConcurrencyTests {
 		return Duration.ofMillis((id * 7_919L) % 600_000);
 	}
 
+	/**
+	 * The clock never moves under a worker that is still running: a thread that schedules while
+	 * an advance goes on wakes the worker, and the advance waits for it to park again. So each
+	 * timeout still runs exactly at the first tick boundary at or after its deadline.
+	 */
+	@Test
+	void timeoutsScheduledFromAnotherThreadWhileAnAdvanceGoesOnRunOnTheirOwnTick() throws Exception {
+		long tickNanos = Duration.ofMillis(10).toNanos();
+		int count = 2_000;
+		AtomicLongArray deadline = new AtomicLongArray(count);
+		AtomicLongArray ranAt = new AtomicLongArray(count);
+		for (int i = 0; i < count; i++) {
+			ranAt.set(i, NOT_RUN);
+			deadline.set(i, NOT_RUN);
+		}
+		// Something due every tick, so that the advance has many steps to race with.
+		for (int i = 1; i <= 1_000; i++) {
+			this.timer.newTimeout((timeout) -> {
+			}, Duration.ofMillis(10L * i));
+		}
+		Future<?> scheduling = this.threads.submit(() -> {
+			for (int i = 0; i < count; i++) {
+				int id = i;
+				long delay = (37L * i) % 2_000 * 1_000_000L + (i % 3);
+				long before = this.ticker.nanoTime();
+				this.timer.newTimeout((timeout) -> ranAt.set(id, this.ticker.nanoTime()), delay, TimeUnit.NANOSECONDS);
+				if (this.ticker.nanoTime() == before) {
+					// The clock did not move during the call: the timer read this same time.
+					deadline.set(id, before + Math.max(1, delay));
+				}
+				Thread.yield();
+			}
+			return null;
+		});
+		while (!scheduling.isDone()) {
+			this.ticker.advance(Duration.ofMillis(50));
+		}
+		scheduling.get(30, TimeUnit.SECONDS);
+		// Past the last filler (10 s) and the last scheduled timeout (2 s after it was scheduled).
+		this.ticker.advance(Duration.ofSeconds(11));
+
+		int exact = 0;
+		for (int id = 0; id < count; id++) {
+			assertThat(ranAt.get(id)).as("timeout %d ran", id).isNotEqualTo(NOT_RUN);
+			if (deadline.get(id) != NOT_RUN) {
+				long due = deadline.get(id);
+				long boundary = ((due + tickNanos - 1) / tickNanos) * tickNanos;
+				assertThat(ranAt.get(id)).as("timeout %d, due at %d ns", id, due).isEqualTo(boundary);
+				exact++;
+			}
+		}
+		assertThat(exact).as("timeouts whose deadline is known").isGreaterThan(count / 2);
+		assertThat(this.timer.counters().expired()).isEqualTo(1_000 + count);
+	}
+
 }
