@@ -69,6 +69,28 @@ class NamedTimersTests {
 	}
 
 	@Test
+	void withTheStarterSwitchedOffNoTimerOfThePropertiesIsCreated() {
+		this.contextRunner.withPropertyValues("wheel-timer.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(HashedWheelTimer.class));
+	}
+
+	@Test
+	void withATimerOfYourOwnMethodsNamingNoTimerNeedItToBePrimary() {
+		this.contextRunner.withUserConfiguration(TimedServiceConfiguration.class)
+			.withBean("plainTimer", HashedWheelTimer.class, HashedWheelTimer::new)
+			.run((context) -> assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidDelayedExecutionException.class)
+				.hasMessageContaining("TimedService.onDefault()")
+				.hasMessageContaining("several Timer beans [plainTimer, requests, expiry], none is @Primary"));
+		this.contextRunner.withUserConfiguration(TimedServiceConfiguration.class)
+			.withBean("plainTimer", HashedWheelTimer.class, HashedWheelTimer::new,
+					(definition) -> definition.setPrimary(true))
+			.run((context) -> assertThat(context.getBean(DelayedMethodRegistry.class).methods())
+				.extracting(DelayedMethod::timerBeanName)
+				.containsExactly("expiry", "plainTimer", "requests"));
+	}
+
+	@Test
 	void aTimersNameKeepsItsCaseAsTheBeanName() {
 		this.contextRunner.withPropertyValues("wheel-timer.timers.orderExpiry.tick-duration=1s")
 			.run((context) -> assertThat(context.getBeansOfType(HashedWheelTimer.class)).containsKey("orderExpiry"));
