@@ -168,10 +168,6 @@ public final class VirtualWheelClock {
 		this.registry = registry;
 	}
 
-	Map<String, HashedWheelTimer> timers() {
-		return this.timers;
-	}
-
 	@Override
 	public String toString() {
 		return "VirtualWheelClock(" + elapsed() + " elapsed, at " + instant() + ")";
