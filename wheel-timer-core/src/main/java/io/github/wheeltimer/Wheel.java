@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * deadline falls in tick {@code k} sits in bucket {@code k & mask} and runs when the worker
  * processes tick {@code k}, which it does at {@code (k + 1) * tick} or later: never before the
  * deadline, and on time for a deadline that is itself a boundary (as every deadline is under a
- * virtual clock that stops at boundaries), not a tick after it. A bucket holds the timeouts of every tick congruent to it, so each
+ * virtual clock that stops at boundaries), not a tick after it. A bucket holds the timeouts of
+ * every tick congruent to it, so each
  * visit fires only those whose deadline has passed, and keeps the others for a later revolution
  * (their "remaining rounds" are derived from the deadline, not stored).
  *

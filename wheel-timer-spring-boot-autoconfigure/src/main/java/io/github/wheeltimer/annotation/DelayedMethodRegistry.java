@@ -127,6 +127,15 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		return methods;
 	}
 
+	/**
+	 * Returns the methods with calls in flight (handed to their executor and not finished),
+	 * sorted by description: what shutdown and a virtual clock wait for.
+	 * @return the methods in flight, empty if none
+	 */
+	public List<DelayedMethod> inFlight() {
+		return methods().stream().filter((method) -> method.inFlight() > 0).toList();
+	}
+
 	/** Finds the resolved method for a call; resolves it now if startup did not see it. */
 	DelayedMethod lookup(Method method, Class<?> targetClass) {
 		MethodClassKey key = new MethodClassKey(method, targetClass);

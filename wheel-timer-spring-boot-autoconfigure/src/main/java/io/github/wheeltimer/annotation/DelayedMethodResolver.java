@@ -197,16 +197,15 @@ final class DelayedMethodResolver {
 	}
 
 	private Timer timer(Method method, String beanName) {
-		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
-		if (!beanFactory.containsBean(beanName)) {
+		if (!this.beanFactory.containsBean(beanName)) {
 			throw new InvalidDelayedExecutionException(method, "there is no bean named '" + beanName
-					+ "'; the Timer beans are " + Arrays.toString(beanFactory.getBeanNamesForType(Timer.class)));
+					+ "'; the Timer beans are " + Arrays.toString(this.beanFactory.getBeanNamesForType(Timer.class)));
 		}
-		if (!beanFactory.isTypeMatch(beanName, Timer.class)) {
+		if (!this.beanFactory.isTypeMatch(beanName, Timer.class)) {
 			throw new InvalidDelayedExecutionException(method, "bean '" + beanName + "' is a "
-					+ beanFactory.getType(beanName) + ", not an io.github.wheeltimer.Timer");
+					+ this.beanFactory.getType(beanName) + ", not an io.github.wheeltimer.Timer");
 		}
-		return beanFactory.getBean(beanName, Timer.class);
+		return this.beanFactory.getBean(beanName, Timer.class);
 	}
 
 }

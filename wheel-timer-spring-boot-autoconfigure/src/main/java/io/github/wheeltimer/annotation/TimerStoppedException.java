@@ -12,12 +12,12 @@ final class TimerStoppedException extends TaskRejectedException {
 
 	private static final long serialVersionUID = 1L;
 
+	/** How deep to look: user code may have wrapped it, and a chain of causes may loop. */
+	private static final int MAX_DEPTH = 16;
+
 	TimerStoppedException(String message, Throwable cause) {
 		super(message, cause);
 	}
-
-	/** How deep to look: user code may have wrapped it, and a chain of causes may loop. */
-	private static final int MAX_DEPTH = 16;
 
 	/** Finds one in a chain of causes. */
 	static @Nullable TimerStoppedException find(Throwable ex) {

@@ -22,8 +22,8 @@ import org.springframework.core.env.Environment;
  * Created once, at startup, when the first timer is built; it checks the starter's own rules on
  * every timer's settings then, so such a bad value fails startup even on a timer that nothing
  * uses yet. The timer's own rules are checked as each timer is built: at startup too, unless the
- * context initializes its beans lazily. Immutable after that apart
- * from the executors it has looked up, which any thread may look up (a concurrent map).
+ * context initializes its beans lazily. Immutable after that apart from the executors it has
+ * looked up, which any thread may look up (a concurrent map).
  */
 final class ConfiguredTimers {
 

@@ -62,7 +62,8 @@ record TimerSettings(String name, Setting<Duration> tickDuration, Setting<Intege
 		WheelTimerProperties.NamedTimer.Shutdown shutdown = timer.getShutdown();
 		String threadName = (timer.getThreadName() != null) ? timer.getThreadName()
 				: defaults.threadName().value() + "-" + name;
-		return new TimerSettings(name, Setting.either(prefix + "tick-duration", timer.getTickDuration(), defaults.tickDuration()),
+		return new TimerSettings(name,
+				Setting.either(prefix + "tick-duration", timer.getTickDuration(), defaults.tickDuration()),
 				Setting.either(prefix + "ticks-per-wheel", timer.getTicksPerWheel(), defaults.ticksPerWheel()),
 				Setting.either(prefix + "max-pending-timeouts", timer.getMaxPendingTimeouts(),
 						defaults.maxPendingTimeouts()),

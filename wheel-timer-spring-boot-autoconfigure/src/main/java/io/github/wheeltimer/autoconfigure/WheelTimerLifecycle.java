@@ -109,17 +109,13 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 		long start = System.nanoTime();
 		while (true) {
 			long waited = System.nanoTime() - start;
-			List<DelayedMethod> inFlight = inFlight();
+			List<DelayedMethod> inFlight = this.registry.inFlight();
 			boolean mayWait = inFlight.stream().anyMatch((method) -> awaitTermination(method).toNanos() > waited);
 			if (!mayWait || Thread.currentThread().isInterrupted()) {
 				return inFlight;
 			}
 			LockSupport.parkNanos(IN_FLIGHT_POLL.toNanos());
 		}
-	}
-
-	private List<DelayedMethod> inFlight() {
-		return this.registry.methods().stream().filter((method) -> method.inFlight() > 0).toList();
 	}
 
 	private Duration awaitTermination(DelayedMethod method) {

@@ -191,7 +191,7 @@ public final class VirtualWheelClock {
 	private @Nullable String busy() {
 		DelayedMethodRegistry registry = this.registry;
 		if (registry != null) {
-			List<DelayedMethod> running = registry.methods().stream().filter((method) -> method.inFlight() > 0).toList();
+			List<DelayedMethod> running = registry.inFlight();
 			if (!running.isEmpty()) {
 				return "delayed calls still running: " + running.stream()
 					.map((method) -> method.description() + " x" + method.inFlight())
