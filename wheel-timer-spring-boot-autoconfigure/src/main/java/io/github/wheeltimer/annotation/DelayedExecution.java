@@ -65,8 +65,34 @@ import java.util.concurrent.TimeUnit;
  * method is called through the bean's proxy: a call from inside the same bean
  * ({@code this.cancelIfUnpaid(id)}) runs at once. Inject the bean, or split the method into
  * another bean. The annotation must be on the implementation method; on an interface method it
- * fails startup. Delayed calls are held in memory: calls still pending when the application stops
- * do not run; they are logged at WARN and their futures are cancelled.
+ * fails startup. Delayed calls are held in memory unless {@link #durable()}: calls still pending
+ * when the application stops do not run; they are logged at WARN and their futures are cancelled.
+ *
+ * <h2>Durable calls</h2>
+ * With {@code durable = true} a call is a row in the application's database before the call
+ * returns, and runs once its delay has passed even if the application was restarted, redeployed or
+ * killed in between, on whichever instance sharing the database is alive. A call due within
+ * {@code wheel-timer.durable.horizon} goes on this instance's wheel at once and fires on its tick;
+ * a later one waits only in the database and moves onto a wheel ahead of its due time. The
+ * differences from in-memory calls:
+ * <ul>
+ * <li>The arguments are captured <em>by value</em>, as JSON through the application's Jackson
+ * mapper, and read back with the method's declared parameter types when the call runs.
+ * <li>In a Spring transaction on the same {@code DataSource} the row is written in it: rolled
+ * back, the call never happens; the wheel gets it only after the commit.
+ * <li>At least once: a call that was <em>running</em> when its instance died runs again
+ * ({@link io.github.wheeltimer.durable.DelayedCalls#currentAttempt()} tells the method which
+ * attempt it is). A call that had not started runs exactly once. When the method is itself
+ * {@code @Transactional} on the same {@code DataSource}, the row is finished in that transaction,
+ * so its database effects happen once.
+ * <li>{@link #key()} names the pending call, to replace it by calling again or to cancel it with
+ * {@link io.github.wheeltimer.durable.DelayedCalls#cancel(String, Object)} from any instance.
+ * <li>A returned future completes only if the call runs in this JVM: the row, not the future, is
+ * the truth.
+ * <li>A method that throws keeps its row, marked failed with the exception's message, for an
+ * operator to see ({@code wheel-timer.durable.failed-retention}).
+ * <li>Calls still held when the application stops are handed back to the database, not lost.
+ * </ul>
  *
  * @see DelayedExecutionExceptionHandler
  * @see DelayedExecutionBeanPostProcessor
@@ -106,5 +132,34 @@ public @interface DelayedExecution {
 	 * @return the timer's bean name
 	 */
 	String timer() default "";
+
+	/**
+	 * Whether calls are kept in the application's database (see "Durable calls" above) rather
+	 * than only in memory. Needs a {@code DataSource} ({@code spring-boot-starter-jdbc}) and
+	 * Jackson; startup fails, naming the method, without them.
+	 * @return {@code true} for durable calls
+	 */
+	boolean durable() default false;
+
+	/**
+	 * The stable id of a durable method, stored with each of its calls so that another instance,
+	 * or this one after a deploy, knows what to run. Keep it when you rename the class or the
+	 * method. Empty (the default) means the class's simple name and the method's name, such as
+	 * {@code PaymentTimeouts.cancelIfUnpaid}. Two durable methods with the same id fail startup.
+	 * Only for durable methods.
+	 * @return the method id
+	 */
+	String id() default "";
+
+	/**
+	 * A SpEL expression over the method's parameters ({@code "#orderId"}, {@code "#order.id"},
+	 * {@code "#p0"}) naming the pending call, as {@code @Cacheable(key = ...)} does. A call with
+	 * the key of a pending call of the same method replaces it (its arguments and due time), and
+	 * {@link io.github.wheeltimer.durable.DelayedCalls#cancel(String, Object)} cancels it by key.
+	 * The value is stored as its {@code toString()}; a key that evaluates to {@code null} fails the
+	 * call. Empty (the default): every call is its own. Only for durable methods.
+	 * @return the key expression
+	 */
+	String key() default "";
 
 }

@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
+import io.github.wheeltimer.durable.DurableMethod;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,6 +55,12 @@ public final class DelayedMethod {
 
 	/** Calls handed to the executor and not finished yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
+
+	/**
+	 * Set once by the resolver, before the method is published to any caller (through the
+	 * registry's concurrent map); {@code null} for in-memory calls.
+	 */
+	private @Nullable DurableMethod durable;
 
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
 			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler) {
@@ -138,7 +145,31 @@ public final class DelayedMethod {
 		return this.inFlight.get();
 	}
 
-	boolean returnsFuture() {
+	/**
+	 * Returns the durable side of this method, if it is {@code @DelayedExecution(durable = true)}.
+	 * @return the durable method, or {@code null} for in-memory calls
+	 */
+	public @Nullable DurableMethod durable() {
+		return this.durable;
+	}
+
+	void makeDurable(DurableMethod durable) {
+		this.durable = durable;
+	}
+
+	/**
+	 * Returns the timer that holds this method's calls.
+	 * @return the timer
+	 */
+	public Timer timer() {
+		return this.timer;
+	}
+
+	/**
+	 * Returns whether the method returns a future, which its callers get at once.
+	 * @return {@code true} for {@code CompletableFuture}, {@code CompletionStage} and {@code Future}
+	 */
+	public boolean returnsFuture() {
 		return this.returnsFuture;
 	}
 
@@ -147,10 +178,37 @@ public final class DelayedMethod {
 	}
 
 	/**
+	 * Runs a call of this method on its executor, counted {@link #inFlight() in flight} until it
+	 * ends. For the durable calls' runtime; in-memory calls go through the advice.
+	 * @param call what runs the method
+	 * @throws RuntimeException if the executor refuses the call, which then is not in flight
+	 */
+	public void execute(Runnable call) {
+		handedOff();
+		try {
+			this.executor.execute(() -> {
+				try {
+					call.run();
+				}
+				finally {
+					finished();
+				}
+			});
+		}
+		catch (RuntimeException | Error refused) {
+			finished();
+			throw refused;
+		}
+	}
+
+	/**
 	 * Puts a call on the timer. Runs on the caller's thread: two allocations of ours (the call, and
 	 * its future if the method returns one) plus the timer's timeout.
 	 */
-	@Nullable DelayedResult schedule(MethodInvocation invocation) {
+	@Nullable Object schedule(MethodInvocation invocation) {
+		if (this.durable != null) {
+			return this.durable.schedule(invocation);
+		}
 		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
 		DelayedCall call = new DelayedCall(this, invocation, result);
 		Timeout timeout;
@@ -183,8 +241,10 @@ public final class DelayedMethod {
 	 * stopping (a method that re-arms itself while the application shuts down) is normal at
 	 * shutdown: without a handler of the application's own, one WARN line, not an error with a
 	 * stack. A handler gets every failure, that one too.
+	 * @param ex what the method threw
+	 * @param arguments the call's arguments
 	 */
-	void failed(Throwable ex, @Nullable Object[] arguments) {
+	public void failed(Throwable ex, @Nullable Object[] arguments) {
 		if (this.exceptionHandler == null) {
 			TimerStoppedException stopping = TimerStoppedException.find(ex);
 			if (stopping != null) {

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
+import io.github.wheeltimer.durable.DurableMethod;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
@@ -90,8 +91,15 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 			if (userType == null) {
 				continue;
 			}
-			inspected.computeIfAbsent(userType, (candidate) -> Optional.ofNullable(registerMethodsOf(candidate)))
-				.ifPresent((delayed) -> requireIntercepted(beanName, delayed));
+			Optional<Method> delayed = inspected.get(userType);
+			if (delayed == null) {
+				delayed = Optional.ofNullable(registerMethodsOf(userType, beanName));
+				inspected.put(userType, delayed);
+			}
+			else if (delayed.isPresent()) {
+				requireOneBeanIfDurable(userType, beanName);
+			}
+			delayed.ifPresent((method) -> requireIntercepted(beanName, method));
 		}
 	}
 
@@ -141,21 +149,37 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		MethodClassKey key = new MethodClassKey(method, targetClass);
 		DelayedMethod found = this.methodsByCall.get(key);
 		if (found == null) {
-			found = register(AopUtils.getMostSpecificMethod(method, targetClass));
+			found = register(AopUtils.getMostSpecificMethod(method, targetClass), null);
 			this.methodsByCall.putIfAbsent(key, found);
 		}
 		return found;
 	}
 
+	/**
+	 * A durable call names its method, and runs on the one bean that declares it: a second bean of
+	 * the same class would have its calls run on the first.
+	 */
+	private void requireOneBeanIfDurable(Class<?> type, String beanName) {
+		for (DelayedMethod method : this.methods.values()) {
+			DurableMethod durable = method.durable();
+			if (durable != null && method.method().getDeclaringClass().isAssignableFrom(type)
+					&& !durable.beanName().equals(beanName)) {
+				throw new InvalidDelayedExecutionException(method.method(), "its calls are durable and run on one"
+						+ " bean, but beans '" + durable.beanName() + "' and '" + beanName + "' are both of"
+						+ " type " + type.getName() + "; make it one bean, or move the method into a bean of its own");
+			}
+		}
+	}
+
 	/** @return one of the type's delayed methods, or {@code null} if it has none */
-	private @Nullable Method registerMethodsOf(Class<?> type) {
+	private @Nullable Method registerMethodsOf(Class<?> type, String beanName) {
 		if (!AnnotationUtils.isCandidateClass(type, DelayedExecution.class)) {
 			return null;
 		}
 		Method first = null;
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
 			if (method.isAnnotationPresent(DelayedExecution.class)) {
-				DelayedMethod registered = register(method);
+				DelayedMethod registered = register(method, beanName);
 				this.methodsByCall.putIfAbsent(new MethodClassKey(method, type), registered);
 				first = (first != null) ? first : method;
 			}
@@ -170,10 +194,10 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	}
 
 	/** Resolves each method once; two threads racing on a method's first call keep the first answer. */
-	private DelayedMethod register(Method method) {
+	private DelayedMethod register(Method method, @Nullable String beanName) {
 		DelayedMethod registered = this.methods.get(method);
 		if (registered == null) {
-			registered = resolver().resolve(method);
+			registered = resolver().resolve(method, beanName);
 			DelayedMethod raced = this.methods.putIfAbsent(method, registered);
 			if (raced != null) {
 				registered = raced;

@@ -24,6 +24,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
@@ -63,7 +64,11 @@ final class DelayedMethodResolver {
 			.ofNullable(() -> beanFactory.getBeanProvider(DelayedExecutionExceptionHandler.class).getIfAvailable());
 	}
 
-	DelayedMethod resolve(Method method) {
+	/**
+	 * @param beanName the singleton that declares the method, as found at startup; {@code null}
+	 * for a method first seen on a call (a bean created later), which cannot be durable
+	 */
+	DelayedMethod resolve(Method method, @Nullable String beanName) {
 		DelayedExecution annotation = method.getAnnotation(DelayedExecution.class);
 		if (annotation == null) {
 			throw new InvalidDelayedExecutionException(method, "the annotation is not on this method itself;"
@@ -81,8 +86,60 @@ final class DelayedMethodResolver {
 		String timerBeanName = StringUtils.hasText(timerName) ? timerName : defaultTimerName(method);
 		Timer timer = timer(method, timerBeanName);
 		warnIfShorterThanATick(method, delay, timerBeanName, timer);
-		return new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
+		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
 				this.executors.apply(timerBeanName), this.exceptionHandler.get());
+		if (annotation.durable()) {
+			delayed.makeDurable(Durability.resolve(this.beanFactory, delayed, annotation, beanName));
+		}
+		else if (StringUtils.hasText(annotation.id()) || StringUtils.hasText(annotation.key())) {
+			throw new InvalidDelayedExecutionException(method, "it gives " + (StringUtils.hasText(annotation.id())
+					? "an id" : "a key") + ", which only durable methods have; add durable = true, or remove it");
+		}
+		return delayed;
+	}
+
+	/**
+	 * The durable side, in a class of its own so that applications without JDBC never load the
+	 * classes it names.
+	 */
+	private static final class Durability {
+
+		private static final String JDBC = "org.springframework.jdbc.core.JdbcTemplate";
+
+		private static final String JACKSON = "tools.jackson.databind.json.JsonMapper";
+
+		static io.github.wheeltimer.durable.DurableMethod resolve(ConfigurableListableBeanFactory beanFactory,
+				DelayedMethod method, DelayedExecution annotation, @Nullable String beanName) {
+			ClassLoader classLoader = beanFactory.getBeanClassLoader();
+			if (!ClassUtils.isPresent(JDBC, classLoader)) {
+				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and durable calls are kept"
+						+ " in the application's database: add spring-boot-starter-jdbc and a database driver");
+			}
+			if (!ClassUtils.isPresent(JACKSON, classLoader)) {
+				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and durable calls store"
+						+ " their arguments as JSON: add spring-boot-starter-jackson (Jackson 3)");
+			}
+			io.github.wheeltimer.durable.DurableCalls calls = beanFactory
+				.getBeanProvider(io.github.wheeltimer.durable.DurableCalls.class)
+				.getIfAvailable();
+			if (calls == null) {
+				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and there is no DataSource"
+						+ " bean to keep its calls in (or wheel-timer.durable.enabled is false): add"
+						+ " spring-boot-starter-jdbc and a database driver, and set spring.datasource.url");
+			}
+			if (beanName == null) {
+				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and its bean was not a"
+						+ " singleton created at startup: a durable call read back from the database must find the"
+						+ " one bean that runs it");
+			}
+			try {
+				return calls.register(method, annotation, beanName);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidDelayedExecutionException(method.method(), ex.getMessage(), ex);
+			}
+		}
+
 	}
 
 	/** Not an error: such a call runs at the end of the current tick, later than it says. */

@@ -1,0 +1,139 @@
+package io.github.wheeltimer.autoconfigure;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
+
+import javax.sql.DataSource;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.annotation.DelayedMethodRegistry;
+import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableCompletionPostProcessor;
+import io.github.wheeltimer.durable.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.DurableSettings;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * Auto-configuration of durable delayed calls ({@code @DelayedExecution(durable = true)}): with a
+ * single {@link DataSource}, Spring JDBC and Jackson on the class path, their tables (see
+ * {@link DurableSchemaInitializer}), this instance's {@link DurableCalls}, and the
+ * {@link DelayedCalls} bean that cancels them by key.
+ */
+@AutoConfiguration(after = { WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
+		JacksonAutoConfiguration.class })
+@ConditionalOnClass({ JdbcTemplate.class, JsonMapper.class, DataSourceScriptDatabaseInitializer.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBean(DelayedMethodRegistry.class)
+@ConditionalOnBooleanProperty(name = "wheel-timer.durable.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(WheelTimerDurableProperties.class)
+public final class WheelTimerDurableAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	DurableSchemaInitializer durableSchemaInitializer(DataSource dataSource, WheelTimerDurableProperties properties,
+			Environment environment) {
+		return new DurableSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema(),
+				tablePrefix(properties, environment));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	DurableCalls durableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
+			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
+			ConfiguredTimers timers, BeanFactory beanFactory, Environment environment) {
+		DurableSettings settings = settings(properties, environment);
+		HashedWheelTimer pollTimer = builders.getObject().threadFactory(daemon("wheel-timer-durable-poll")).build();
+		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer,
+				timers.executor(TimerSettings.DEFAULT_TIMER), beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedCalls delayedCalls(DurableCalls calls) {
+		return new DelayedCalls(calls);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DurableCompletionPostProcessor durableCompletionPostProcessor(ObjectProvider<DurableCalls> calls) {
+		return new DurableCompletionPostProcessor(calls);
+	}
+
+	private static DurableSettings settings(WheelTimerDurableProperties properties, Environment environment) {
+		String prefix = "wheel-timer.durable.";
+		requirePositive(environment, prefix + "horizon", properties.getHorizon());
+		requirePositive(environment, prefix + "poll-interval", properties.getPollInterval());
+		requirePositive(environment, prefix + "heartbeat-interval", properties.getHeartbeatInterval());
+		requirePositive(environment, prefix + "lease", properties.getLease());
+		requirePositive(environment, prefix + "failed-retention", properties.getFailedRetention());
+		if (properties.getPollInterval().compareTo(properties.getHorizon()) >= 0) {
+			throw InvalidPropertyValues.invalid(environment, prefix + "poll-interval", properties.getPollInterval(),
+					"must be shorter than wheel-timer.durable.horizon (" + properties.getHorizon()
+							+ "), so that a call is claimed before it falls due");
+		}
+		if (properties.getLease().compareTo(properties.getHeartbeatInterval().multipliedBy(2)) < 0) {
+			throw InvalidPropertyValues.invalid(environment, prefix + "lease", properties.getLease(),
+					"must be at least twice wheel-timer.durable.heartbeat-interval ("
+							+ properties.getHeartbeatInterval() + "), or a live instance could be declared dead");
+		}
+		if (properties.getBatchSize() < 1) {
+			throw InvalidPropertyValues.invalid(environment, prefix + "batch-size", properties.getBatchSize(),
+					"must be 1 or more");
+		}
+		String name = properties.getInstanceName();
+		if (name == null || name.isBlank()) {
+			name = environment.getProperty("spring.application.name", "application") + "@"
+					+ ManagementFactory.getRuntimeMXBean().getName();
+		}
+		return new DurableSettings(properties.getHorizon(), properties.getPollInterval(),
+				properties.getHeartbeatInterval(), properties.getLease(), properties.getBatchSize(),
+				properties.getFailedRetention(), (name.length() > 200) ? name.substring(0, 200) : name,
+				tablePrefix(properties, environment));
+	}
+
+	private static String tablePrefix(WheelTimerDurableProperties properties, Environment environment) {
+		String prefix = properties.getJdbc().getTablePrefix();
+		if (!prefix.matches("[A-Za-z0-9_]*")) {
+			throw InvalidPropertyValues.invalid(environment, "wheel-timer.durable.jdbc.table-prefix", prefix,
+					"may only hold letters, digits and underscores, as it becomes part of SQL statements");
+		}
+		return prefix;
+	}
+
+	private static void requirePositive(Environment environment, String property, Duration value) {
+		if (value.isNegative() || value.isZero()) {
+			throw InvalidPropertyValues.invalid(environment, property, value, "must be positive");
+		}
+	}
+
+	private static ThreadFactory daemon(String name) {
+		return (task) -> {
+			Thread thread = new Thread(task, name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+}

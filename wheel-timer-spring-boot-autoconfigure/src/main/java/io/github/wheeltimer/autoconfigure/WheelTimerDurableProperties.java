@@ -1,0 +1,168 @@
+package io.github.wheeltimer.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+/**
+ * Configuration of durable delayed calls ({@code @DelayedExecution(durable = true)}), under the
+ * {@code wheel-timer.durable} prefix.
+ */
+@ConfigurationProperties("wheel-timer.durable")
+public class WheelTimerDurableProperties {
+
+	/**
+	 * Whether to keep durable delayed calls in the application's DataSource. When false, a
+	 * durable method fails startup.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * How far ahead of its due time a durable call moves onto a wheel. A call due sooner goes on
+	 * the calling instance's wheel at once; a later one waits in the database only.
+	 */
+	private Duration horizon = Duration.ofSeconds(10);
+
+	/**
+	 * How often each instance claims the calls coming within the horizon. Must be shorter than
+	 * the horizon, so a call is claimed before it falls due.
+	 */
+	private Duration pollInterval = Duration.ofSeconds(2);
+
+	/**
+	 * How often each instance renews its lease in the database.
+	 */
+	private Duration heartbeatInterval = Duration.ofSeconds(2);
+
+	/**
+	 * How long after its last heartbeat (by the database's clock) an instance counts as dead: its
+	 * unstarted calls are taken over, and calls it was running run again. At least twice the
+	 * heartbeat interval.
+	 */
+	private Duration lease = Duration.ofSeconds(10);
+
+	/**
+	 * Most calls one claim statement takes.
+	 */
+	private int batchSize = 500;
+
+	/**
+	 * How long failed calls are kept, with their error, for operators.
+	 */
+	private Duration failedRetention = Duration.ofDays(7);
+
+	/**
+	 * How this instance is shown to operators. Defaults to spring.application.name (or
+	 * "application"), the host name and the process id.
+	 */
+	private @Nullable String instanceName;
+
+	private final Jdbc jdbc = new Jdbc();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getHorizon() {
+		return this.horizon;
+	}
+
+	public void setHorizon(Duration horizon) {
+		this.horizon = horizon;
+	}
+
+	public Duration getPollInterval() {
+		return this.pollInterval;
+	}
+
+	public void setPollInterval(Duration pollInterval) {
+		this.pollInterval = pollInterval;
+	}
+
+	public Duration getHeartbeatInterval() {
+		return this.heartbeatInterval;
+	}
+
+	public void setHeartbeatInterval(Duration heartbeatInterval) {
+		this.heartbeatInterval = heartbeatInterval;
+	}
+
+	public Duration getLease() {
+		return this.lease;
+	}
+
+	public void setLease(Duration lease) {
+		this.lease = lease;
+	}
+
+	public int getBatchSize() {
+		return this.batchSize;
+	}
+
+	public void setBatchSize(int batchSize) {
+		this.batchSize = batchSize;
+	}
+
+	public Duration getFailedRetention() {
+		return this.failedRetention;
+	}
+
+	public void setFailedRetention(Duration failedRetention) {
+		this.failedRetention = failedRetention;
+	}
+
+	public @Nullable String getInstanceName() {
+		return this.instanceName;
+	}
+
+	public void setInstanceName(@Nullable String instanceName) {
+		this.instanceName = instanceName;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * The durable calls' tables.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * When to create the tables from the script in the jar
+		 * (io/github/wheeltimer/durable/schema-{postgresql,h2}.sql): on embedded databases only,
+		 * always (the script creates only what is missing), or never (Flyway, Liquibase).
+		 */
+		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+		/**
+		 * Prefix of the two tables' names: <prefix>CALL and <prefix>INSTANCE.
+		 */
+		private String tablePrefix = "WHEEL_TIMER_";
+
+		public DatabaseInitializationMode getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public String getTablePrefix() {
+			return this.tablePrefix;
+		}
+
+		public void setTablePrefix(String tablePrefix) {
+			this.tablePrefix = tablePrefix;
+		}
+
+	}
+
+}

@@ -1,0 +1,297 @@
+package io.github.wheeltimer.durable;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Every statement durable calls send to the database, and nothing else: the rows of calls
+ * ({@code <prefix>CALL}) and of instances ({@code <prefix>INSTANCE}).
+ * <p>
+ * A call's row moves {@code PENDING -> CLAIMED -> RUNNING -> deleted}, or to {@code FAILED}.
+ * {@code owner_id} is the instance holding a claimed or running call. Lease decisions compare
+ * heartbeats with the database's own clock; due times are the application's clock, as every
+ * scheduler's are.
+ * <p>
+ * Statements that take part in the caller's work ({@link #insert}, {@link #cancel(String, String)},
+ * {@link #finish(UUID)} inside a delayed method's transaction) go through {@link JdbcTemplate},
+ * which joins a Spring transaction on the same {@code DataSource} and never commits, rolls back or
+ * closes a connection it borrowed from one. The claim runs in a transaction of its own.
+ */
+public final class DurableCallStore {
+
+	static final String PENDING = "PENDING";
+
+	static final String CLAIMED = "CLAIMED";
+
+	static final String RUNNING = "RUNNING";
+
+	static final String FAILED = "FAILED";
+
+	private static final int ERROR_LENGTH = 4000;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate ownTransaction;
+
+	private final DataSource dataSource;
+
+	private final DurableDialect dialect;
+
+	private final String calls;
+
+	private final String instances;
+
+	private final String insert;
+
+	private final String upsert;
+
+	private final String start;
+
+	private final String releaseDead;
+
+	DurableCallStore(DataSource dataSource, DurableDialect dialect, String tablePrefix, Duration lease) {
+		this.dataSource = dataSource;
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.dialect = dialect;
+		this.calls = tablePrefix + "CALL";
+		this.instances = tablePrefix + "INSTANCE";
+		this.insert = "INSERT INTO " + this.calls + " (" + DurableDialect.COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0)";
+		this.upsert = dialect.upsertByKey(this.calls);
+		// The start gate: one statement that is both the fence against a falsely declared dead owner
+		// (another instance took the row over) and the cross-instance cancel (the row is gone).
+		this.start = "UPDATE " + this.calls + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
+				+ " call_key = NULL WHERE id = ? AND owner_id = ? AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1"
+				+ " FROM " + this.instances + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
+		this.releaseDead = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE state IN ('"
+				+ CLAIMED + "', '" + RUNNING + "') AND owner_id NOT IN (SELECT id FROM " + this.instances
+				+ " WHERE heartbeat_at > " + dialect.before(lease) + ")";
+	}
+
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	DurableDialect dialect() {
+		return this.dialect;
+	}
+
+	String callsTable() {
+		return this.calls;
+	}
+
+	/**
+	 * Writes a new call; with a key, replaces the pending call of that method and key (a new id,
+	 * so a wheel that still holds the old one finds it gone at the start gate).
+	 * @param owner the instance that holds it from birth, or {@code null} if it is left pending
+	 */
+	void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due, @Nullable UUID owner) {
+		this.jdbc.update((key != null) ? this.upsert : this.insert, id, methodId, key, arguments, timestamp(due),
+				(owner != null) ? CLAIMED : PENDING, owner);
+	}
+
+	/** @return the number of calls cancelled: 0 or 1 */
+	int cancel(String methodId, String key) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key);
+	}
+
+	/** @return whether the call was still pending or claimed, and is now gone */
+	boolean cancel(UUID id) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
+				+ CLAIMED + "')", id) == 1;
+	}
+
+	/**
+	 * Claims pending calls due up to {@code until} of the methods this instance knows, earliest
+	 * first, skipping rows another instance is claiming at the same moment.
+	 */
+	List<Row> claim(UUID owner, Instant until, Collection<String> methodIds, int limit) {
+		if (methodIds.isEmpty()) {
+			return List.of();
+		}
+		String ids = String.join(", ", Collections.nCopies(methodIds.size(), "?"));
+		List<Object> arguments = new ArrayList<>();
+		arguments.add(timestamp(until));
+		arguments.addAll(methodIds);
+		arguments.add(limit);
+		String select = "SELECT id, method_id, call_key, arguments, due_at, attempts FROM " + this.calls
+				+ " WHERE state = '" + PENDING + "' AND due_at <= ? AND method_id IN (" + ids + ")"
+				+ " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
+		List<Row> rows = this.ownTransaction.execute((status) -> {
+			List<Row> claimed = this.jdbc.query(select, DurableCallStore::row, arguments.toArray());
+			if (!claimed.isEmpty()) {
+				String claimedIds = String.join(", ", Collections.nCopies(claimed.size(), "?"));
+				List<Object> update = new ArrayList<>();
+				update.add(owner);
+				claimed.forEach((row) -> update.add(row.id()));
+				this.jdbc.update("UPDATE " + this.calls + " SET state = '" + CLAIMED + "', owner_id = ? WHERE id IN ("
+						+ claimedIds + ")", update.toArray());
+			}
+			return claimed;
+		});
+		return (rows != null) ? rows : List.of();
+	}
+
+	/**
+	 * The start gate: moves a claimed call to running only if {@code owner} still holds it and its
+	 * heartbeat is fresh by the database's clock.
+	 * @return whether the call may run
+	 */
+	boolean start(UUID id, UUID owner) {
+		return this.jdbc.update(this.start, id, owner, owner) == 1;
+	}
+
+	/** @return whether the call was claimed by {@code owner} and is pending again */
+	boolean release(UUID id, UUID owner) {
+		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ?"
+				+ " AND owner_id = ? AND state = '" + CLAIMED + "'", id, owner) == 1;
+	}
+
+	/** Hands every call {@code owner} claimed and has not started back to the other instances. */
+	int releaseAll(UUID owner) {
+		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+				+ " WHERE owner_id = ? AND state = '" + CLAIMED + "'", owner);
+	}
+
+	/** The call ran: its row goes. Joins the running method's transaction if there is one. */
+	void finish(UUID id) {
+		this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ?", id);
+	}
+
+	void fail(UUID id, String error) {
+		String shortened = (error.length() > ERROR_LENGTH) ? error.substring(0, ERROR_LENGTH) : error;
+		this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, call_key = NULL,"
+				+ " finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ?", shortened, id);
+	}
+
+	/**
+	 * Takes over the calls of instances whose heartbeat is older than the lease: claimed ones are
+	 * pending again, and so are running ones, which then run again (at least once).
+	 * @return the number of calls taken over
+	 */
+	int releaseDeadOwners() {
+		return this.jdbc.update(this.releaseDead);
+	}
+
+	int deleteFailedBefore(Duration retention) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
+				+ this.dialect.before(retention));
+	}
+
+	int deleteInstancesSilentFor(Duration silence) {
+		return this.jdbc.update("DELETE FROM " + this.instances + " WHERE heartbeat_at < " + this.dialect.before(silence));
+	}
+
+	/** Beats; an instance that was declared dead and deleted joins again. */
+	void heartbeat(UUID instance, String name) {
+		if (this.jdbc.update("UPDATE " + this.instances + " SET heartbeat_at = CURRENT_TIMESTAMP WHERE id = ?",
+				instance) == 0) {
+			this.jdbc.update("INSERT INTO " + this.instances + " (id, name, heartbeat_at) VALUES (?, ?,"
+					+ " CURRENT_TIMESTAMP)", instance, name);
+		}
+	}
+
+	void unregister(UUID instance) {
+		this.jdbc.update("DELETE FROM " + this.instances + " WHERE id = ?", instance);
+	}
+
+	/** @return the number of calls per state, and the earliest due time of each */
+	List<StateCount> countByState() {
+		return this.jdbc.query("SELECT state, COUNT(*), MIN(due_at) FROM " + this.calls + " GROUP BY state ORDER BY state",
+				(rs, n) -> new StateCount(rs.getString(1), rs.getLong(2), instant(rs, 3)));
+	}
+
+	List<FailedCall> failed(int limit) {
+		return this.jdbc.query("SELECT id, method_id, attempts, finished_at, last_error FROM " + this.calls
+				+ " WHERE state = '" + FAILED + "' ORDER BY finished_at DESC LIMIT ?",
+				(rs, n) -> new FailedCall(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3), instant(rs, 4),
+						rs.getString(5)),
+				limit);
+	}
+
+	List<Instance> instances(Duration lease) {
+		return this.jdbc.query("SELECT i.id, i.name, i.heartbeat_at, CASE WHEN i.heartbeat_at > "
+				+ this.dialect.before(lease) + " THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM " + this.calls
+				+ " c WHERE c.owner_id = i.id) FROM " + this.instances + " i ORDER BY i.name, i.id",
+				(rs, n) -> new Instance(rs.getObject(1, UUID.class), rs.getString(2), instant(rs, 3), rs.getInt(4) == 1,
+						rs.getLong(5)));
+	}
+
+	/** @return the pending calls per method id that is not in {@code known} */
+	List<StateCount> pendingOfUnknownMethods(Collection<String> known) {
+		String notIn = known.isEmpty() ? ""
+				: " AND method_id NOT IN (" + String.join(", ", Collections.nCopies(known.size(), "?")) + ")";
+		return this.jdbc.query("SELECT method_id, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
+				+ PENDING + "'" + notIn + " GROUP BY method_id ORDER BY method_id",
+				(rs, n) -> new StateCount(rs.getString(1), rs.getLong(2), instant(rs, 3)), known.toArray());
+	}
+
+	private static Row row(ResultSet rs, int rowNumber) throws SQLException {
+		Instant due = instant(rs, 5);
+		return new Row(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
+				(due != null) ? due : Instant.EPOCH, rs.getInt(6));
+	}
+
+	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
+		OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+		return (value != null) ? value.toInstant() : null;
+	}
+
+	private static OffsetDateTime timestamp(Instant instant) {
+		return instant.atOffset(ZoneOffset.UTC);
+	}
+
+	/** A claimed call, as read by the claim. */
+	record Row(UUID id, String methodId, @Nullable String key, String arguments, Instant due, int attempts) {
+	}
+
+	/**
+	 * Calls of one state (or of one method id), with the earliest due time among them.
+	 * @param name the state or method id
+	 * @param count how many calls
+	 * @param earliestDue the earliest due time, {@code null} if none
+	 */
+	public record StateCount(String name, long count, @Nullable Instant earliestDue) {
+	}
+
+	/**
+	 * A call whose method threw, or whose row could not be run.
+	 * @param id the call's id
+	 * @param methodId the method's id
+	 * @param attempts how many times it started
+	 * @param failedAt when it failed, by the database's clock
+	 * @param error the reason
+	 */
+	public record FailedCall(UUID id, String methodId, int attempts, @Nullable Instant failedAt,
+			@Nullable String error) {
+	}
+
+	/**
+	 * An instance sharing the database.
+	 * @param id its id, new at each start
+	 * @param name its name ({@code wheel-timer.durable.instance-name})
+	 * @param heartbeat its last heartbeat, by the database's clock
+	 * @param alive whether that heartbeat is within the lease
+	 * @param calls how many calls it holds, claimed or running
+	 */
+	public record Instance(UUID id, String name, @Nullable Instant heartbeat, boolean alive, long calls) {
+	}
+
+}

@@ -1,0 +1,697 @@
+package io.github.wheeltimer.durable;
+
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongConsumer;
+import java.util.stream.Collectors;
+
+import javax.sql.DataSource;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Ticker;
+import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.annotation.DelayedMethod;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.dao.DataAccessException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.StringUtils;
+
+/**
+ * This instance's share of the durable calls: writes calls as rows, holds on its wheels the calls
+ * it claimed, runs them past the start gate, keeps its lease with heartbeats, takes over the calls
+ * of dead instances, and hands its unstarted calls back when it stops.
+ * <p>
+ * Threads and ownership:
+ * <ul>
+ * <li>callers' threads write rows ({@link #schedule}) and, after the row is committed, put calls
+ * due within the horizon on the method's wheel, recording them in {@code held};
+ * <li>the poll runs on the poll executor, one at a time (the next one is armed when it ends), on a
+ * private timer that follows the application's clock (a test's virtual clock too);
+ * <li>heartbeats run on a private timer on real time, since the database judges leases on its own
+ * real clock;
+ * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()}).
+ * </ul>
+ * The database decides every race between instances (a claim skips locked rows, the gate is one
+ * conditional update); in memory, {@code held} and the counters are concurrent, and a database
+ * write that failed during an outage is queued in {@code deferred} and retried by the next poll.
+ */
+public final class DurableCalls implements SmartLifecycle, DisposableBean {
+
+	/**
+	 * Stops after the web server's graceful shutdown, so requests still being served can write
+	 * calls, and before the timers' lifecycle ({@code ExecutorConfigurationSupport.DEFAULT_PHASE +
+	 * 1024}), so held calls are handed back before the timers drain.
+	 */
+	public static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE + 1536;
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	private static final SpelExpressionParser parser = new SpelExpressionParser();
+
+	private final DurableCallStore store;
+
+	private final DurableSettings settings;
+
+	private final JsonMapper mapper;
+
+	private final BeanFactory beanFactory;
+
+	private final Executor pollExecutor;
+
+	private final HashedWheelTimer pollTimer;
+
+	private final HashedWheelTimer heartbeatTimer;
+
+	private final UUID instance = UUID.randomUUID();
+
+	/** Wall-clock reading that the poll timer's ticker time {@link #baseNanos} stands for. */
+	private final Instant base = Instant.now();
+
+	private final long baseNanos;
+
+	private final boolean systemClock;
+
+	/** Written at startup by the registry's resolution, before any call; read by polls. */
+	private final Map<String, DurableMethod> methods = new ConcurrentHashMap<>();
+
+	/** The calls on this instance's wheels, by id. */
+	private final Map<UUID, Timeout> held = new ConcurrentHashMap<>();
+
+	/** Futures of calls not yet held here, completed if a poll brings the call to this JVM. */
+	private final Map<UUID, WeakReference<DurableResult>> futures = new ConcurrentHashMap<>();
+
+	/** Writes that failed (the database was unreachable), retried by the next poll. */
+	private final Queue<Runnable> deferred = new ConcurrentLinkedQueue<>();
+
+	private final AtomicBoolean polling = new AtomicBoolean();
+
+	private final LongAdder scheduled = new LongAdder();
+
+	private final LongAdder claimed = new LongAdder();
+
+	private final LongAdder started = new LongAdder();
+
+	private final LongAdder ran = new LongAdder();
+
+	private final LongAdder failed = new LongAdder();
+
+	private final LongAdder fenced = new LongAdder();
+
+	private final LongAdder takenOver = new LongAdder();
+
+	private final LongAdder handedBack = new LongAdder();
+
+	private volatile LongConsumer latenessRecorder = (nanos) -> {
+	};
+
+	private volatile boolean running;
+
+	private volatile boolean stopped;
+
+	/** The last database failure of a poll or heartbeat; {@code null} once one succeeds again. */
+	private volatile @Nullable DataAccessException outage;
+
+	private volatile @Nullable Timeout nextPoll;
+
+	private volatile long lastSweepNanos = Long.MIN_VALUE;
+
+	/**
+	 * Creates this instance's share of the durable calls; reaches the database once, to learn
+	 * what it is.
+	 * @param dataSource the application's database
+	 * @param settings the settings
+	 * @param mapper the JSON mapper for arguments
+	 * @param pollTimer a private timer for the polls, on the clock the application's timers
+	 * follow; started and stopped by this
+	 * @param pollExecutor where the polls run
+	 * @param beanFactory where the beans of durable methods are found when their calls run
+	 */
+	public DurableCalls(DataSource dataSource, DurableSettings settings, JsonMapper mapper, HashedWheelTimer pollTimer,
+			Executor pollExecutor, BeanFactory beanFactory) {
+		this.store = new DurableCallStore(dataSource, DurableDialect.of(dataSource), settings.tablePrefix(),
+				settings.lease());
+		this.settings = settings;
+		this.mapper = mapper;
+		this.pollTimer = pollTimer;
+		this.pollExecutor = pollExecutor;
+		this.beanFactory = beanFactory;
+		this.systemClock = pollTimer.ticker() == Ticker.system();
+		this.baseNanos = pollTimer.ticker().nanoTime();
+		this.heartbeatTimer = HashedWheelTimer.builder()
+			.tickDuration(Duration.ofMillis(100))
+			.ticksPerWheel(64)
+			.threadFactory((task) -> {
+				Thread thread = new Thread(task, "wheel-timer-durable-heartbeat");
+				thread.setDaemon(true);
+				return thread;
+			})
+			.build();
+	}
+
+	/**
+	 * Resolves the durable side of a method at startup.
+	 * @throws IllegalArgumentException saying what is wrong: a duplicate id, a key that is not
+	 * valid SpEL, a parameter that cannot round-trip through JSON
+	 */
+	public DurableMethod register(DelayedMethod method, DelayedExecution annotation, String beanName) {
+		String id = StringUtils.hasText(annotation.id()) ? annotation.id().trim()
+				: method.method().getDeclaringClass().getSimpleName() + "." + method.method().getName();
+		Expression key = null;
+		if (StringUtils.hasText(annotation.key())) {
+			try {
+				key = parser.parseExpression(annotation.key());
+			}
+			catch (ParseException ex) {
+				throw new IllegalArgumentException("its key \"" + annotation.key() + "\" is not a valid SpEL"
+						+ " expression: " + ex.getMessage(), ex);
+			}
+		}
+		DurableArguments arguments;
+		try {
+			arguments = new DurableArguments(this.mapper, method.method());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("durable calls store their arguments as JSON, and its " + ex.getMessage(),
+					ex);
+		}
+		DurableMethod durable = new DurableMethod(method, id, key, arguments, beanName, this.beanFactory, this);
+		DurableMethod other = this.methods.putIfAbsent(id, durable);
+		if (other != null && other.method() != method) {
+			throw new IllegalArgumentException("its durable id '" + id + "' is also the id of "
+					+ other.method().description() + "; give one of them @DelayedExecution(id = \"...\")");
+		}
+		return (other != null) ? other : durable;
+	}
+
+	/**
+	 * Cancels the pending call of a durable method by its key, wherever it waits: in the database,
+	 * or claimed by any instance (its gate then finds the row gone). In a Spring transaction on the
+	 * same {@code DataSource}, the cancel is part of it.
+	 * @param methodId the method's durable id
+	 * @param key the key, as the method's key expression gives it
+	 * @return whether a pending call was cancelled; {@code false} if there was none (it ran, is
+	 * running, or never existed)
+	 */
+	boolean cancel(String methodId, Object key) {
+		if (!this.methods.containsKey(methodId)) {
+			throw new IllegalArgumentException("There is no durable delayed method with id '" + methodId
+					+ "'; the ids are " + new TreeMap<>(this.methods).keySet());
+		}
+		return this.store.cancel(methodId, key.toString()) > 0;
+	}
+
+	/** Cancels one call by id: its future was cancelled. */
+	boolean cancel(UUID id) {
+		boolean cancelled = this.store.cancel(id);
+		if (cancelled && !inTransaction()) {
+			Timeout timeout = this.held.remove(id);
+			if (timeout != null) {
+				timeout.cancel();
+			}
+		}
+		this.futures.remove(id);
+		return cancelled;
+	}
+
+	/** The caller's thread: the row first, then (after its commit) the wheel. */
+	@Nullable Object schedule(DurableMethod method, @Nullable String key, String arguments) {
+		if (this.stopped) {
+			throw new IllegalStateException("Durable delayed calls of this instance have stopped: " + method
+					+ " is not accepted");
+		}
+		UUID id = UUID.randomUUID();
+		Duration delay = method.method().delay();
+		Instant due = now().plus(delay);
+		boolean near = this.running && delay.compareTo(this.settings.horizon()) <= 0;
+		this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
+		this.scheduled.increment();
+		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, id) : null;
+		if (!near) {
+			if (result != null) {
+				this.futures.put(id, new WeakReference<>(result));
+			}
+			return result;
+		}
+		DurableCall call = new DurableCall(method, id, arguments, due, 0, result);
+		if (inTransaction()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCompletion(int status) {
+					if (status == STATUS_COMMITTED) {
+						hold(call);
+					}
+					else if (result != null) {
+						result.rolledBack();
+					}
+				}
+
+			});
+		}
+		else {
+			hold(call);
+		}
+		return result;
+	}
+
+	/** Whether the current thread's transaction has the row's connection. */
+	private boolean inTransaction() {
+		return TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.hasResource(this.store.dataSource());
+	}
+
+	/** Puts a claimed call on its method's wheel, to fire on the tick of its due time. */
+	private void hold(DurableCall call) {
+		long delayNanos = Math.max(0, Duration.between(now(), call.due()).toNanos());
+		Timeout timeout;
+		try {
+			timeout = call.method().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException refused) {
+			handBack(call, "its timer refused it: " + refused.getMessage());
+			return;
+		}
+		this.held.put(call.id(), timeout);
+		if (timeout.isExpired()) {
+			// It fired (and was taken off) before it was recorded.
+			this.held.remove(call.id(), timeout);
+		}
+	}
+
+	/** The executor's thread, right before the call runs: the start gate. */
+	boolean start(DurableCall call) {
+		this.held.remove(call.id());
+		try {
+			if (this.store.start(call.id(), this.instance)) {
+				return true;
+			}
+			this.fenced.increment();
+			// Not ours any more (cancelled, replaced, taken over), or our lease lapsed: in that case
+			// the row is still claimed by us, and goes back for whoever is alive.
+			this.store.release(call.id(), this.instance);
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Durable call " + call.id() + " to " + call.method() + " cannot start, its database is"
+					+ " unreachable; it is handed back when the database answers: " + ex.getMessage());
+			this.deferred.add(() -> this.store.release(call.id(), this.instance));
+		}
+		return false;
+	}
+
+	void started(DurableCall call, Duration lateness) {
+		this.started.increment();
+		this.futures.remove(call.id());
+		this.latenessRecorder.accept(Math.max(0, lateness.toNanos()));
+		if (lateness.compareTo(this.settings.horizon()) > 0) {
+			logger.info("Durable call to " + call.method() + " runs " + lateness.toMillis() + " ms after its due time "
+					+ call.due() + " (no instance was running, or none could claim it)");
+		}
+	}
+
+	void ran(DurableCall call, boolean finishedInTransaction) {
+		this.ran.increment();
+		if (!finishedInTransaction) {
+			write(() -> this.store.finish(call.id()), call, "finished");
+		}
+	}
+
+	void failed(DurableCall call, Throwable ex) {
+		this.failed.increment();
+		write(() -> this.store.fail(call.id(), ex.getClass().getName() + ": " + ex.getMessage()), call,
+				"marked failed");
+	}
+
+	void unreadable(DurableCall call, IllegalArgumentException ex) {
+		this.failed.increment();
+		DurableCall.logUnreadable(call, ex);
+		write(() -> this.store.fail(call.id(), "unreadable: " + ex.getMessage()), call, "marked failed");
+	}
+
+	/** The call will not run here after all: its row goes back to pending for any instance. */
+	void handBack(DurableCall call, String why) {
+		this.held.remove(call.id());
+		this.handedBack.increment();
+		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
+		write(() -> this.store.release(call.id(), this.instance), call, "handed back");
+	}
+
+	/** Finishes a row inside the running method's own transaction. */
+	void finishInTransaction(DurableCall call) {
+		this.store.finish(call.id());
+		call.finishedInTransaction();
+	}
+
+	DataSource dataSource() {
+		return this.store.dataSource();
+	}
+
+	private void write(Runnable write, DurableCall call, String what) {
+		try {
+			write.run();
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Durable call " + call.id() + " to " + call.method() + " could not be " + what
+					+ " (retried at the next poll): " + ex.getMessage());
+			this.deferred.add(write);
+		}
+	}
+
+	/** The application's time, as the timers see it: a test's virtual time too. */
+	Instant now() {
+		return this.systemClock ? Instant.now()
+				: this.base.plusNanos(this.pollTimer.ticker().nanoTime() - this.baseNanos);
+	}
+
+	@Override
+	public void start() {
+		if (this.stopped || this.running) {
+			return;
+		}
+		this.store.heartbeat(this.instance, this.settings.instanceName());
+		this.heartbeatTimer.start();
+		this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
+				TimeUnit.NANOSECONDS);
+		this.pollTimer.start();
+		this.running = true;
+		this.polling.set(true);
+		this.pollExecutor.execute(this::poll);
+	}
+
+	private void heartbeat(Timeout timeout) {
+		if (this.stopped) {
+			return;
+		}
+		try {
+			this.store.heartbeat(this.instance, this.settings.instanceName());
+			recovered();
+		}
+		catch (DataAccessException ex) {
+			outage(ex, "heartbeat");
+		}
+		finally {
+			if (!this.stopped) {
+				this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
+						TimeUnit.NANOSECONDS);
+			}
+		}
+	}
+
+	private void poll() {
+		try {
+			if (!this.running) {
+				return;
+			}
+			retryDeferred();
+			long nowNanos = System.nanoTime();
+			if (this.lastSweepNanos == Long.MIN_VALUE
+					|| nowNanos - this.lastSweepNanos >= this.settings.heartbeatInterval().toNanos()) {
+				this.lastSweepNanos = nowNanos;
+				sweep();
+			}
+			Instant until = now().plus(this.settings.horizon());
+			List<DurableCallStore.Row> rows;
+			do {
+				rows = this.store.claim(this.instance, until, this.methods.keySet(), this.settings.batchSize());
+				for (DurableCallStore.Row row : rows) {
+					this.claimed.increment();
+					DurableMethod method = this.methods.get(row.methodId());
+					WeakReference<DurableResult> future = this.futures.remove(row.id());
+					hold(new DurableCall(method, row.id(), row.arguments(), row.due(), row.attempts(),
+							(future != null) ? future.get() : null));
+				}
+			}
+			while (rows.size() == this.settings.batchSize() && this.running);
+			recovered();
+		}
+		catch (DataAccessException ex) {
+			outage(ex, "poll");
+		}
+		catch (RuntimeException ex) {
+			logger.error("Durable calls' poll failed", ex);
+		}
+		finally {
+			armNextPoll();
+		}
+	}
+
+	private void armNextPoll() {
+		if (!this.running) {
+			this.polling.set(false);
+			return;
+		}
+		try {
+			this.nextPoll = this.pollTimer.newTimeout((timeout) -> {
+				// Busy from the moment the poll is due, so a virtual clock waits for it to end.
+				this.polling.set(true);
+				try {
+					this.pollExecutor.execute(this::poll);
+				}
+				catch (RuntimeException refused) {
+					logger.warn("Durable calls' poll could not be started: " + refused);
+					armNextPoll();
+				}
+			}, this.settings.pollInterval().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException stopping) {
+			// The poll timer stopped: this instance is stopping.
+		}
+		finally {
+			this.polling.set(false);
+		}
+	}
+
+	/** Takes over dead instances' calls and removes what is past its retention. */
+	private void sweep() {
+		int taken = this.store.releaseDeadOwners();
+		if (taken > 0) {
+			this.takenOver.add(taken);
+			logger.info("Took over " + taken + " durable calls of instances whose lease ran out");
+		}
+		this.store.deleteFailedBefore(this.settings.failedRetention());
+		this.store.deleteInstancesSilentFor(this.settings.lease().multipliedBy(10));
+		this.futures.values().removeIf((reference) -> reference.get() == null);
+	}
+
+	private void retryDeferred() {
+		Runnable write;
+		int left = this.deferred.size();
+		while (left-- > 0 && (write = this.deferred.poll()) != null) {
+			try {
+				write.run();
+			}
+			catch (DataAccessException ex) {
+				this.deferred.add(write);
+				throw ex;
+			}
+		}
+	}
+
+	private void outage(DataAccessException ex, String what) {
+		if (this.outage == null) {
+			logger.warn("Durable calls cannot reach their database (" + what + "); calls due meanwhile run once it"
+					+ " answers: " + ex.getMessage());
+		}
+		this.outage = ex;
+	}
+
+	private void recovered() {
+		if (this.outage != null) {
+			this.outage = null;
+			logger.info("Durable calls reach their database again");
+		}
+	}
+
+	/**
+	 * Hands every call this instance claimed and has not started back to the database, for the
+	 * other instances (or this application's next start) to run.
+	 */
+	@Override
+	public void stop() {
+		if (!this.running) {
+			return;
+		}
+		this.running = false;
+		this.stopped = true;
+		this.pollTimer.stop();
+		Map<String, Integer> byMethod = new TreeMap<>();
+		List<Timeout> timeouts = new ArrayList<>(this.held.values());
+		for (Timeout timeout : timeouts) {
+			if (timeout.cancel() && timeout.task() instanceof DurableCall call) {
+				byMethod.merge(call.method().method().description(), 1, Integer::sum);
+			}
+		}
+		this.held.clear();
+		try {
+			int released = this.store.releaseAll(this.instance);
+			this.handedBack.add(released);
+			if (released > 0) {
+				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
+						+ " handed back to the database, to run on another instance or at the next start: "
+						+ byMethod.entrySet()
+							.stream()
+							.map((entry) -> entry.getKey() + " x" + entry.getValue())
+							.collect(Collectors.joining(", ")));
+			}
+		}
+		catch (DataAccessException ex) {
+			logger.warn("Durable calls could not be handed back, the database is unreachable; other instances take"
+					+ " them over once this instance's lease (" + this.settings.lease() + ") runs out: "
+					+ ex.getMessage());
+		}
+	}
+
+	/**
+	 * After the timers' lifecycle has waited for running calls: stops the heartbeat and leaves the
+	 * instance table. A call still running now is taken over by another instance (at least once).
+	 */
+	@Override
+	public void destroy() {
+		this.stopped = true;
+		this.running = false;
+		this.pollTimer.stop();
+		this.heartbeatTimer.stop();
+		try {
+			this.store.unregister(this.instance);
+		}
+		catch (DataAccessException ex) {
+			logger.debug("Durable calls could not leave the instance table: " + ex.getMessage());
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/**
+	 * Says whether a poll is in progress: what a virtual clock waits for, besides the calls
+	 * running on executors.
+	 * @return {@code null} if idle, else what is in progress
+	 */
+	public @Nullable String busy() {
+		return this.polling.get() ? "a poll of durable calls is in progress" : null;
+	}
+
+	/**
+	 * Records the lateness of each durable call that starts, in nanoseconds.
+	 * @param recorder the recorder, such as a Micrometer timer's
+	 */
+	public void setLatenessRecorder(LongConsumer recorder) {
+		this.latenessRecorder = recorder;
+	}
+
+	/**
+	 * Returns this instance's id in the instance table, new at each start.
+	 * @return the id
+	 */
+	public UUID instance() {
+		return this.instance;
+	}
+
+	/**
+	 * Returns the durable method ids this instance knows.
+	 * @return the ids, sorted
+	 */
+	public Set<String> methodIds() {
+		return new TreeMap<>(this.methods).keySet();
+	}
+
+	/**
+	 * Returns how many calls this instance holds on its wheels.
+	 * @return the held calls
+	 */
+	public int held() {
+		return this.held.size();
+	}
+
+	/**
+	 * Returns the database failure of the last poll or heartbeat, if it failed.
+	 * @return the failure, or {@code null} if the database answered
+	 */
+	public @Nullable DataAccessException outage() {
+		return this.outage;
+	}
+
+	/**
+	 * Returns this instance's counts since it started.
+	 * @return the counts
+	 */
+	public Counts counts() {
+		return new Counts(this.scheduled.sum(), this.claimed.sum(), this.started.sum(), this.ran.sum(),
+				this.failed.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum());
+	}
+
+	/**
+	 * Reads the database's view for operators: calls by state, the instances, failed calls and
+	 * calls of methods this instance does not know.
+	 * @param failedLimit how many failed calls to list, newest first
+	 * @return the view
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public Report report(int failedLimit) {
+		return new Report(this.store.countByState(), this.store.instances(this.settings.lease()),
+				this.store.failed(failedLimit), this.store.pendingOfUnknownMethods(this.methods.keySet()));
+	}
+
+	/**
+	 * Counts of this instance's durable calls since it started.
+	 *
+	 * @param scheduled calls written by this instance's callers
+	 * @param claimed calls a poll claimed
+	 * @param started calls that passed the start gate
+	 * @param ran calls that ran and whose row is gone
+	 * @param failed calls that threw or could not be read; their rows are kept
+	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
+	 * @param takenOver calls of dead instances this instance released for everyone
+	 * @param handedBack held calls handed back unstarted (stop, refusal)
+	 */
+	public record Counts(long scheduled, long claimed, long started, long ran, long failed, long fenced,
+			long takenOver, long handedBack) {
+	}
+
+	/**
+	 * The database's view of the durable calls.
+	 *
+	 * @param states the calls per state
+	 * @param instances the instances sharing the database
+	 * @param failed the newest failed calls
+	 * @param unknownMethods pending calls per method id this instance does not know
+	 */
+	public record Report(List<DurableCallStore.StateCount> states, List<DurableCallStore.Instance> instances,
+			List<DurableCallStore.FailedCall> failed, List<DurableCallStore.StateCount> unknownMethods) {
+	}
+
+}

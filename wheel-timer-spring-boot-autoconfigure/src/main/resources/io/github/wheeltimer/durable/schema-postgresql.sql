@@ -1,0 +1,34 @@
+-- Durable delayed calls of wheel-timer, for PostgreSQL. WHEEL_TIMER_ is the table prefix
+-- (wheel-timer.durable.jdbc.table-prefix); change it here too if you apply this script yourself.
+
+-- One row per pending, claimed, running or failed call; deleted when its call has run.
+CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
+    id           UUID PRIMARY KEY,
+    method_id    VARCHAR(200) NOT NULL,
+    call_key     VARCHAR(500),
+    arguments    TEXT NOT NULL,
+    due_at       TIMESTAMP WITH TIME ZONE NOT NULL,
+    state        VARCHAR(8) NOT NULL,
+    owner_id     UUID,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    created_at   TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    finished_at  TIMESTAMP WITH TIME ZONE,
+    last_error   VARCHAR(4000)
+);
+
+-- The claim reads pending rows by due time, and only those.
+CREATE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_DUE ON WHEEL_TIMER_CALL (due_at) WHERE state = 'PENDING';
+
+-- A key names at most one pending call of a method; it is cleared when the call starts.
+CREATE UNIQUE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_KEY ON WHEEL_TIMER_CALL (method_id, call_key);
+
+-- Take-over and hand-back find an instance's rows.
+CREATE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_OWNER ON WHEEL_TIMER_CALL (owner_id) WHERE owner_id IS NOT NULL;
+
+-- One row per running instance (per process start), kept alive by its heartbeat.
+CREATE TABLE IF NOT EXISTS WHEEL_TIMER_INSTANCE (
+    id            UUID PRIMARY KEY,
+    name          VARCHAR(200) NOT NULL,
+    started_at    TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    heartbeat_at  TIMESTAMP WITH TIME ZONE NOT NULL
+);

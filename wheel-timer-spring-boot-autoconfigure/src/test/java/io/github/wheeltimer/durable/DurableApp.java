@@ -1,0 +1,97 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.wheeltimer.annotation.DelayedExecution;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * An application with durable delayed methods that record each run in a table of the same
+ * database, {@code test_run}, so that runs can be counted across instances and JVMs. A run's row
+ * is written in the method's own transaction: a duplicate run would break the primary key.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+public class DurableApp {
+
+	/** Starts an instance on {@code url} with the test settings, plus {@code extra} properties. */
+	public static ConfigurableApplicationContext start(String url, String... extra) {
+		String[] properties = { "spring.datasource.url=" + url, "spring.datasource.username=postgres",
+				"spring.datasource.password=", "spring.datasource.hikari.maximum-pool-size=6",
+				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.horizon=1s",
+				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
+				"wheel-timer.durable.lease=1s", "wheel-timer.durable.jdbc.initialize-schema=always",
+				"wheel-timer.shutdown.await-termination=5s", "spring.main.banner-mode=off" };
+		return new SpringApplicationBuilder(DurableApp.class).web(WebApplicationType.NONE)
+			.properties(properties)
+			.properties(extra)
+			.run();
+	}
+
+	@Bean
+	Orders orders(JdbcTemplate jdbc) {
+		jdbc.execute("CREATE TABLE IF NOT EXISTS test_run (call_id VARCHAR(100) PRIMARY KEY, method VARCHAR(50) NOT NULL,"
+				+ " called_at TIMESTAMP WITH TIME ZONE, ran_at TIMESTAMP WITH TIME ZONE NOT NULL, attempt INTEGER NOT NULL)");
+		return new Orders(jdbc);
+	}
+
+	public static class Orders {
+
+		private final JdbcTemplate jdbc;
+
+		Orders(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@DelayedExecution(delay = 400, durable = true, key = "#orderId")
+		@Transactional
+		public void cancelIfUnpaid(String orderId, Instant calledAt) {
+			record(orderId, "cancel", calledAt);
+		}
+
+		@DelayedExecution(delay = 30, timeUnit = TimeUnit.MINUTES, durable = true, id = "orders.remind",
+				key = "#order.id")
+		public void remind(Order order) {
+			record(order.id(), "remind", null);
+		}
+
+		@DelayedExecution(delay = 1500, durable = true, id = "orders.far")
+		@Transactional
+		public void far(String callId, Instant calledAt) {
+			record(callId, "far", calledAt);
+		}
+
+		@DelayedExecution(delay = 300, durable = true)
+		public CompletableFuture<String> quote(String orderId) {
+			record(orderId, "quote", null);
+			return CompletableFuture.completedFuture("quote for " + orderId);
+		}
+
+		@DelayedExecution(delay = 200, durable = true)
+		public void explode(String orderId) {
+			throw new IllegalStateException("boom for " + orderId);
+		}
+
+		private void record(String callId, String method, Instant calledAt) {
+			this.jdbc.update("INSERT INTO test_run (call_id, method, called_at, ran_at, attempt) VALUES (?, ?, ?, ?, ?)",
+					callId, method, (calledAt != null) ? calledAt.atOffset(java.time.ZoneOffset.UTC) : null,
+					Instant.now().atOffset(java.time.ZoneOffset.UTC), DelayedCalls.currentAttempt());
+		}
+
+	}
+
+	/** An argument that goes through JSON by value. */
+	public record Order(String id, long cents) {
+	}
+
+}

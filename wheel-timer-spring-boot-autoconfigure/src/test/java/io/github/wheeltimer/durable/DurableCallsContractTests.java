@@ -1,0 +1,313 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import io.github.wheeltimer.durable.DurableApp.Order;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What durable calls promise, on a real database: each subclass runs it on one (H2, PostgreSQL).
+ * Every test starts the application itself, once or several times on one database (several
+ * instances, or a restart), and reads the database to see what ran.
+ */
+abstract class DurableCallsContractTests {
+
+	private final ConcurrentLinkedQueue<ConfigurableApplicationContext> started = new ConcurrentLinkedQueue<>();
+
+	/** @return the JDBC URL of a new, empty database */
+	abstract String newDatabase();
+
+	@AfterEach
+	void closeInstances() {
+		this.started.forEach(ConfigurableApplicationContext::close);
+	}
+
+	ConfigurableApplicationContext start(String url, String... extra) {
+		ConfigurableApplicationContext context = DurableApp.start(url, extra);
+		this.started.add(context);
+		return context;
+	}
+
+	@Test
+	void runsOnceAfterItsDelayAndItsRowIsGone() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Instant calledAt = Instant.now();
+		app.getBean(Orders.class).cancelIfUnpaid("o-1", calledAt);
+		assertThat(calls(app)).isEqualTo(1);
+		awaitRuns(app, 1);
+		Map<String, Object> run = runs(app).get(0);
+		assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(400));
+		assertThat(run.get("attempt")).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+	}
+
+	@Test
+	void aRolledBackCallNeverRuns() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		transactions(app).executeWithoutResult((status) -> {
+			app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+			status.setRollbackOnly();
+		});
+		assertThat(calls(app)).isZero();
+		await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).isEmpty());
+	}
+
+	@Test
+	void aCallMadeInATransactionRunsAfterTheCommitNotBefore() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Instant[] committing = new Instant[1];
+		transactions(app).executeWithoutResult((status) -> {
+			app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+			// Hold the transaction open well past the call's 400 ms delay.
+			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+			while (System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+			committing[0] = Instant.now();
+		});
+		awaitRuns(app, 1);
+		assertThat(instant(runs(app).get(0).get("ran_at"))).isAfterOrEqualTo(committing[0]);
+	}
+
+	@Test
+	void callingAgainWithTheSameKeyReplacesThePendingCall() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		orders.remind(new Order("o-1", 100));
+		orders.remind(new Order("o-1", 250));
+		orders.remind(new Order("o-2", 300));
+		assertThat(jdbc(app).queryForList("SELECT arguments FROM WHEEL_TIMER_CALL ORDER BY arguments", String.class))
+			.containsExactly("[{\"id\":\"o-1\",\"cents\":250}]", "[{\"id\":\"o-2\",\"cents\":300}]");
+	}
+
+	@Test
+	void aCallReplacedByKeyRunsOnceAtItsNewDueTime() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		orders.cancelIfUnpaid("o-1", Instant.now());
+		Instant replacedAt = Instant.now();
+		orders.cancelIfUnpaid("o-1", replacedAt);
+		awaitRuns(app, 1);
+		await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
+		// The database keeps microseconds, rounded.
+		assertThat(instant(runs(app).get(0).get("called_at"))).isBetween(replacedAt.minusNanos(1000),
+				replacedAt.plusNanos(1000));
+		assertThat(instant(runs(app).get(0).get("ran_at"))).isAfterOrEqualTo(replacedAt.plusMillis(400));
+	}
+
+	@Test
+	void anotherInstanceCancelsByKeyAndTheCallNeverRuns() {
+		String url = newDatabase();
+		ConfigurableApplicationContext a = start(url);
+		ConfigurableApplicationContext b = start(url);
+		a.getBean(Orders.class).cancelIfUnpaid("near", Instant.now());
+		a.getBean(Orders.class).remind(new Order("far", 1));
+		DelayedCalls fromB = b.getBean(DelayedCalls.class);
+		assertThat(fromB.cancel("Orders.cancelIfUnpaid", "near")).isTrue();
+		assertThat(fromB.cancel("orders.remind", "far")).isTrue();
+		assertThat(fromB.cancel("orders.remind", "far")).isFalse();
+		assertThat(calls(a)).isZero();
+		await().during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(3)).until(() -> runs(a).isEmpty());
+		assertThatIllegalArgumentException().isThrownBy(() -> fromB.cancel("Orders.nothing", "x"))
+			.withMessageContaining("no durable delayed method with id 'Orders.nothing'")
+			.withMessageContaining("orders.remind");
+	}
+
+	@Test
+	void callsHandedBackAtShutdownRunAfterARestartWithTheirLateness() {
+		String url = newDatabase();
+		ConfigurableApplicationContext first = start(url);
+		Instant calledAt = Instant.now();
+		for (int i = 0; i < 5; i++) {
+			first.getBean(Orders.class).cancelIfUnpaid("o-" + i, calledAt);
+		}
+		DurableCalls firstCalls = first.getBean(DurableCalls.class);
+		first.close();
+		assertThat(firstCalls.counts().handedBack()).isEqualTo(5);
+		ConfigurableApplicationContext second = start(url);
+		awaitRuns(second, 5);
+		assertThat(runs(second)).allSatisfy((run) -> assertThat(instant(run.get("ran_at")))
+			.isAfterOrEqualTo(calledAt.plusMillis(400)));
+		DurableCalls.Counts counts = second.getBean(DurableCalls.class).counts();
+		assertThat(counts.claimed()).isEqualTo(5);
+	}
+
+	@Test
+	void afterACrashTheCallsOfTheDeadInstanceAreTakenOverOnceItsLeaseRunsOut() {
+		String url = newDatabase();
+		ConfigurableApplicationContext app = start(url);
+		JdbcTemplate jdbc = jdbc(app);
+		// A dead instance: it claimed one call and was running another when it died.
+		UUID dead = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at) VALUES (?, 'dead', CURRENT_TIMESTAMP)",
+				dead);
+		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", dead, 0);
+		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", dead, 1);
+		awaitRuns(app, 2);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
+			.containsExactlyInAnyOrder("claimed#1", "running#2");
+		assertThat(app.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
+	}
+
+	@Test
+	void twoInstancesRunEachCallOnce() throws Exception {
+		String url = newDatabase();
+		ConfigurableApplicationContext a = start(url);
+		ConfigurableApplicationContext b = start(url);
+		int callsPerInstance = 150;
+		ExecutorService callers = Executors.newFixedThreadPool(4);
+		CountDownLatch done = new CountDownLatch(4);
+		Instant calledAt = Instant.now();
+		for (int t = 0; t < 4; t++) {
+			int thread = t;
+			callers.execute(() -> {
+				Orders orders = ((thread % 2 == 0) ? a : b).getBean(Orders.class);
+				for (int i = 0; i < callsPerInstance / 2; i++) {
+					// Due beyond the horizon: left pending, and claimed by whichever instance polls first.
+					orders.far("t" + thread + "-" + i, calledAt);
+				}
+				done.countDown();
+			});
+		}
+		assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+		callers.shutdown();
+		awaitRuns(a, 2 * callsPerInstance);
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> calls(a) == 0);
+		assertThat(runs(a)).hasSize(2 * callsPerInstance)
+			.allSatisfy((run) -> assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(1500)));
+		long byA = a.getBean(DurableCalls.class).counts().ran();
+		long byB = b.getBean(DurableCalls.class).counts().ran();
+		assertThat(byA + byB).isEqualTo(2 * callsPerInstance);
+		assertThat(a.getBean(DurableCalls.class).counts().failed() + b.getBean(DurableCalls.class).counts().failed())
+			.isZero();
+	}
+
+	@Test
+	void aFutureCompletesWhenTheCallRunsHereAndCancellingItCancelsTheCall() throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		CompletableFuture<String> ran = orders.quote("o-1");
+		CompletableFuture<String> cancelled = orders.quote("o-2");
+		assertThat(cancelled.cancel(false)).isTrue();
+		assertThat(ran.get(5, TimeUnit.SECONDS)).isEqualTo("quote for o-1");
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
+		assertThat(calls(app)).isZero();
+	}
+
+	@Test
+	void aCallThatThrowsKeepsItsRowAsFailedWithTheError() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		app.getBean(Orders.class).explode("o-1");
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> jdbc(app).queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class),
+					(states) -> states.equals(List.of("FAILED")));
+		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
+			.isEqualTo("java.lang.IllegalStateException: boom for o-1");
+		assertThat(app.getBean(DurableCalls.class).report(10).failed()).singleElement()
+			.satisfies((failed) -> assertThat(failed.methodId()).isEqualTo("Orders.explode"));
+	}
+
+	@Test
+	void anUnreadableRowIsMarkedFailedAndDoesNotBlockTheOthers() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		insertRow(jdbc, "orders.far", "[\"bad\",\"not an instant\"]", "PENDING", null, 0);
+		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0);
+		awaitRuns(app, 1);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> jdbc.queryForList("SELECT last_error FROM WHEEL_TIMER_CALL WHERE state = 'FAILED'",
+					String.class), (errors) -> errors.size() == 1);
+		assertThat(jdbc.queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
+			.startsWith("unreadable: the arguments cannot be read as the method's parameter types");
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("good");
+	}
+
+	@Test
+	void aRowOfAMethodNoInstanceKnowsWaitsAndIsReported() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		insertRow(jdbc, "Renamed.method", "[]", "PENDING", null, 0);
+		insertRow(jdbc, "orders.far", "[\"known\",null]", "PENDING", null, 0);
+		awaitRuns(app, 1);
+		await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3))
+			.until(() -> jdbc.queryForObject("SELECT state FROM WHEEL_TIMER_CALL WHERE method_id = 'Renamed.method'",
+					String.class), "PENDING"::equals);
+		assertThat(app.getBean(DurableCalls.class).report(10).unknownMethods()).singleElement()
+			.satisfies((unknown) -> assertThat(unknown.name()).isEqualTo("Renamed.method"));
+	}
+
+	@Test
+	void aKeyThatIsNullFailsInTheCallersThread() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		assertThatIllegalArgumentException().isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid(null, null))
+			.withMessageContaining("\"#orderId\"")
+			.withMessageContaining("Orders.cancelIfUnpaid(String, Instant)")
+			.withMessageContaining("evaluated to null");
+		assertThat(calls(app)).isZero();
+	}
+
+	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,
+			int attempts) {
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts)"
+				+ " VALUES (?, ?, ?, ?, ?, ?, ?)", UUID.randomUUID(), methodId, arguments,
+				OffsetDateTime.now().minusSeconds(1), state, owner, attempts);
+	}
+
+	static JdbcTemplate jdbc(ConfigurableApplicationContext app) {
+		return app.getBean(JdbcTemplate.class);
+	}
+
+	static List<Map<String, Object>> jdbc(JdbcTemplate jdbc) {
+		return jdbc.queryForList("SELECT * FROM WHEEL_TIMER_CALL");
+	}
+
+	static TransactionTemplate transactions(ConfigurableApplicationContext app) {
+		return new TransactionTemplate(app.getBean(PlatformTransactionManager.class));
+	}
+
+	static long calls(ConfigurableApplicationContext app) {
+		Long count = jdbc(app).queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class);
+		return (count != null) ? count : -1;
+	}
+
+	static List<Map<String, Object>> runs(ConfigurableApplicationContext app) {
+		return jdbc(app).queryForList("SELECT * FROM test_run ORDER BY ran_at");
+	}
+
+	static void awaitRuns(ConfigurableApplicationContext app, int count) {
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs(app).size() >= count);
+	}
+
+	static Instant instant(Object value) {
+		if (value instanceof OffsetDateTime offset) {
+			return offset.toInstant();
+		}
+		if (value instanceof java.sql.Timestamp timestamp) {
+			return timestamp.toInstant();
+		}
+		throw new IllegalArgumentException("not a timestamp: " + value + " (" + value.getClass() + ")");
+	}
+
+}
