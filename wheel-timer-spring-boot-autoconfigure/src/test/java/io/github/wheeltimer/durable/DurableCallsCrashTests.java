@@ -1,0 +1,97 @@
+package io.github.wheeltimer.durable;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A real crash: an instance in a child JVM holds durable calls on its wheel and is killed with
+ * SIGKILL; a new instance on the same PostgreSQL runs every one of them exactly once, none before
+ * its due time. The delayed method is {@code @Transactional}, so its row is finished in the same
+ * transaction as its own effects (a row in {@code test_run}, whose primary key would refuse a
+ * second run).
+ */
+class DurableCallsCrashTests {
+
+	private Process child;
+
+	private ConfigurableApplicationContext successor;
+
+	@AfterEach
+	void cleanUp() {
+		if (this.child != null) {
+			this.child.destroyForcibly();
+		}
+		if (this.successor != null) {
+			this.successor.close();
+		}
+	}
+
+	@Test
+	void afterASigkillANewInstanceRunsEveryCallExactlyOnceAndNoneEarly() throws Exception {
+		String url = Postgres.newDatabase();
+		Path output = Files.createTempFile("crashing-instance", ".log");
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		this.child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+				CrashingInstance.class.getName(), url)
+			.redirectErrorStream(true)
+			.redirectOutput(output.toFile())
+			.start();
+		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
+				|| !this.child.isAlive());
+		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
+		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url, "postgres", ""));
+		// Killed once the near calls have run and the far ones are claimed by the child, on its wheel.
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run WHERE method = 'cancel'") == 30
+					&& count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE state = 'CLAIMED'") > 0);
+		long claimedWhenKilled = count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE state = 'CLAIMED'");
+		this.child.destroyForcibly();
+		assertThat(this.child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.child.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+
+		this.successor = DurableApp.start(url);
+		await().atMost(Duration.ofSeconds(30)).until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run") == 60);
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+			.until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run") == 60
+					&& count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL") == 0);
+		List<Map<String, Object>> runs = jdbc.queryForList("SELECT * FROM test_run");
+		assertThat(runs).extracting((run) -> run.get("call_id")).doesNotHaveDuplicates().hasSize(60);
+		assertThat(runs).allSatisfy((run) -> {
+			long delay = "far".equals(run.get("method")) ? 1500 : 400;
+			assertThat(DurableCallsContractTests.instant(run.get("ran_at")))
+				.isAfterOrEqualTo(DurableCallsContractTests.instant(run.get("called_at")).plusMillis(delay));
+		});
+		assertThat(claimedWhenKilled).isPositive();
+		assertThat(this.successor.getBean(DurableCalls.class).counts().failed()).isZero();
+	}
+
+	private static long count(JdbcTemplate jdbc, String sql) {
+		try {
+			Long count = jdbc.queryForObject(sql, Long.class);
+			return (count != null) ? count : 0;
+		}
+		catch (RuntimeException tablesNotThereYet) {
+			return -1;
+		}
+	}
+
+	private static String read(Path output) throws java.io.IOException {
+		return Files.readString(output);
+	}
+
+
+}

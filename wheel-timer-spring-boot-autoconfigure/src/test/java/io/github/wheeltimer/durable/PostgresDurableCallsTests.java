@@ -1,0 +1,40 @@
+package io.github.wheeltimer.durable;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DurableCallsContractTests} on a real PostgreSQL, plus what only PostgreSQL shows: the plan
+ * of the claim.
+ */
+class PostgresDurableCallsTests extends DurableCallsContractTests {
+
+	@Override
+	String newDatabase() {
+		return Postgres.newDatabase();
+	}
+
+	@Test
+	void theClaimReadsPendingRowsThroughThePartialIndex() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		// Enough rows, mostly not pending, that a sequential scan would be the worse plan anyway;
+		// ANALYZE gives the planner the real numbers.
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state)"
+				+ " SELECT gen_random_uuid(), 'orders.far', '[\"x\",null]', now() + (n || ' seconds')::interval,"
+				+ " CASE WHEN n % 50 = 0 THEN 'PENDING' ELSE 'FAILED' END FROM generate_series(1, 20000) n");
+		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
+		List<String> plan = jdbc.queryForList("EXPLAIN SELECT id, method_id, call_key, arguments, due_at, attempts"
+				+ " FROM WHEEL_TIMER_CALL WHERE state = 'PENDING' AND due_at <= now() + interval '10 seconds'"
+				+ " AND method_id IN ('orders.far', 'Orders.explode') ORDER BY due_at LIMIT 500 FOR UPDATE SKIP LOCKED",
+				String.class);
+		assertThat(String.join("\n", plan)).contains("WHEEL_TIMER_CALL_DUE".toLowerCase()).doesNotContain("Seq Scan");
+	}
+
+}
