@@ -3,6 +3,7 @@ package io.github.wheeltimer.durable;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -91,8 +92,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private final UUID instance = UUID.randomUUID();
 
-	/** Wall-clock reading that the poll timer's ticker time {@link #baseNanos} stands for. */
-	private final Instant base = Instant.now();
+	/**
+	 * Wall-clock reading that the poll timer's ticker time {@link #baseNanos} stands for; whole
+	 * microseconds, as the database keeps them, so that a virtual clock's whole ticks stay whole.
+	 */
+	private final Instant base = Instant.now().truncatedTo(ChronoUnit.MICROS);
 
 	private final long baseNanos;
 
@@ -248,7 +252,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 		UUID id = UUID.randomUUID();
 		Duration delay = method.method().delay();
-		Instant due = now().plus(delay);
+		Instant due = wholeMicros(now().plus(delay));
 		boolean near = this.running && delay.compareTo(this.settings.horizon()) <= 0;
 		this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
 		this.scheduled.increment();
@@ -382,6 +386,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					+ " (retried at the next poll): " + ex.getMessage());
 			this.deferred.add(write);
 		}
+	}
+
+	/**
+	 * Rounds up to what the database keeps, so that the due time on the wheel is the one in the
+	 * row and rounding never makes a call early.
+	 */
+	private static Instant wholeMicros(Instant instant) {
+		Instant truncated = instant.truncatedTo(ChronoUnit.MICROS);
+		return truncated.equals(instant) ? instant : truncated.plus(1, ChronoUnit.MICROS);
 	}
 
 	/** The application's time, as the timers see it: a test's virtual time too. */

@@ -13,6 +13,7 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * The durable side of a {@code @DelayedExecution(durable = true)} method, resolved once at
@@ -104,6 +105,8 @@ public final class DurableMethod {
 			this.proxy = proxy;
 		}
 		Method invocable = AopUtils.selectInvocableMethod(this.method.method(), proxy.getClass());
+		// A public method of a package-private bean class, as @Scheduled methods may be too.
+		ReflectionUtils.makeAccessible(invocable);
 		try {
 			return invocable.invoke(proxy, values);
 		}

@@ -4,12 +4,16 @@ import java.time.Instant;
 
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerBuilderCustomizer;
+import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.virtualtime.VirtualTicker;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 
@@ -18,7 +22,7 @@ import org.springframework.core.annotation.Order;
  * {@link VirtualWheelClock}, a {@link WheelTimerBuilderCustomizer} that builds every timer on it
  * (applied last, so that no other customizer's ticker wins), a check that no timer bean escaped
  * it, and the lifecycle that shows the clock the timers and runs their shutdown drain in virtual
- * time. Imported by the annotation only, never by the application's own auto-configuration.
+ * time, and the polls of durable calls. Imported by the annotation only, never by the application's own auto-configuration.
  */
 @AutoConfiguration(before = WheelTimerAutoConfiguration.class)
 public final class VirtualWheelTimeAutoConfiguration {
@@ -42,6 +46,22 @@ public final class VirtualWheelTimeAutoConfiguration {
 	@Bean
 	VirtualTimeLifecycle virtualTimeLifecycle(VirtualWheelClock clock, ListableBeanFactory beanFactory) {
 		return new VirtualTimeLifecycle(clock, beanFactory);
+	}
+
+	/**
+	 * Durable calls poll the database on the virtual clock: an advance also waits for a poll in
+	 * progress, so that a call claimed by it is on a wheel before virtual time passes its due time.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.jdbc.core.JdbcTemplate")
+	static class DurableCallsConfiguration {
+
+		@Bean
+		SmartInitializingSingleton virtualTimeAwaitsDurablePolls(VirtualWheelClock clock,
+				ObjectProvider<DurableCalls> calls) {
+			return () -> calls.ifAvailable((durable) -> clock.ticker().awaitAlso(durable::busy));
+		}
+
 	}
 
 }
