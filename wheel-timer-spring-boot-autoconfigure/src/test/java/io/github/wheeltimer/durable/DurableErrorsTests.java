@@ -1,0 +1,212 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.annotation.InvalidDelayedExecutionException;
+import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
+import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A durable method that cannot work fails startup, naming the method and what to do; a call that
+ * cannot be written fails in the caller's thread.
+ */
+class DurableErrorsTests {
+
+	private final ApplicationContextRunner withDatabase = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+				WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				WheelTimerDurableAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:errors-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+
+	@Test
+	void aDurableMethodWithoutADataSourceSaysWhatToAdd() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+					WheelTimerAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class))
+			.withBean(Fine.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidDelayedExecutionException.class)
+				.hasMessageContaining("Fine.later(String)")
+				.hasMessageContaining("there is no DataSource bean")
+				.hasMessageContaining("add spring-boot-starter-jdbc"));
+	}
+
+	@Test
+	void aParameterTypeThatCannotComeBackFromJson() {
+		this.withDatabase.withBean(TakesARunnable.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("TakesARunnable.later(Runnable)")
+				.hasMessageContaining("parameter 0 (java.lang.Runnable) is abstract"));
+	}
+
+	@Test
+	void aParameterTypeWithNoWayToCreateIt() {
+		this.withDatabase.withBean(TakesAnUncreatable.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("TakesAnUncreatable.later(DurableErrorsTests.Uncreatable)")
+				.hasMessageContaining("cannot be created from JSON"));
+	}
+
+	@Test
+	void aKeyThatIsNotSpel() {
+		this.withDatabase.withBean(BadKey.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("BadKey.later(String)")
+				.hasMessageContaining("its key \"#orderId +\" is not a valid SpEL expression"));
+	}
+
+	@Test
+	void twoDurableMethodsWithOneId() {
+		this.withDatabase.withBean(SameIdOne.class)
+			.withBean(SameIdTwo.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("its durable id 'orders.cancel' is also the id of")
+				.hasMessageContaining("give one of them @DelayedExecution(id = \"...\")"));
+	}
+
+	@Test
+	void aKeyOnAnInMemoryMethod() {
+		this.withDatabase.withBean(KeyWithoutDurable.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("KeyWithoutDurable.later(String)")
+				.hasMessageContaining("it gives a key, which only durable methods have"));
+	}
+
+	@Test
+	void aPollIntervalNotShorterThanTheHorizon() {
+		this.withDatabase.withBean(Fine.class)
+			.withPropertyValues("wheel-timer.durable.poll-interval=10s")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("wheel-timer.durable.poll-interval")
+				.hasMessageContaining("must be shorter than wheel-timer.durable.horizon"));
+	}
+
+	@Test
+	void aLeaseShorterThanTwoHeartbeats() {
+		this.withDatabase.withBean(Fine.class)
+			.withPropertyValues("wheel-timer.durable.lease=3s")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("wheel-timer.durable.lease")
+				.hasMessageContaining("must be at least twice wheel-timer.durable.heartbeat-interval"));
+	}
+
+	@Test
+	void aCallWhenTheDatabaseCannotBeReachedFailsInTheCallersThread() {
+		ConfigurableApplicationContext app = DurableApp
+			.start("jdbc:h2:mem:unreachable-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		try {
+			app.getBean(HikariDataSource.class).close();
+			assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+				.isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now()))
+				.havingRootCause()
+				.withMessageContaining("has been closed");
+		}
+		finally {
+			app.close();
+		}
+	}
+
+	private static Throwable rootCause(Throwable failure) {
+		assertThat(failure).as("startup failure").isNotNull();
+		Throwable cause = NestedExceptionUtils.getMostSpecificCause(failure);
+		Throwable invalid = failure;
+		while (invalid != null && !(invalid instanceof InvalidDelayedExecutionException)
+				&& !(invalid instanceof InvalidConfigurationPropertyValueException)) {
+			invalid = invalid.getCause();
+		}
+		return (invalid != null) ? invalid : cause;
+	}
+
+	static class Fine {
+
+		@DelayedExecution(delay = 1000, durable = true)
+		public void later(String orderId) {
+		}
+
+	}
+
+	static class TakesARunnable {
+
+		@DelayedExecution(delay = 1000, durable = true)
+		public void later(Runnable task) {
+		}
+
+	}
+
+	static class Uncreatable {
+
+		private final String value;
+
+		Uncreatable(String value, int other) {
+			this.value = value + other;
+		}
+
+		public String getValue() {
+			return this.value;
+		}
+
+	}
+
+	static class TakesAnUncreatable {
+
+		@DelayedExecution(delay = 1000, durable = true)
+		public void later(Uncreatable value) {
+		}
+
+	}
+
+	static class BadKey {
+
+		@DelayedExecution(delay = 1000, durable = true, key = "#orderId +")
+		public void later(String orderId) {
+		}
+
+	}
+
+	static class SameIdOne {
+
+		@DelayedExecution(delay = 1000, durable = true, id = "orders.cancel")
+		public void later(String orderId) {
+		}
+
+	}
+
+	static class SameIdTwo {
+
+		@DelayedExecution(delay = 1000, durable = true, id = "orders.cancel")
+		public void later(String orderId) {
+		}
+
+	}
+
+	static class KeyWithoutDurable {
+
+		@DelayedExecution(delay = 1000, key = "#orderId")
+		public void later(String orderId) {
+		}
+
+	}
+
+}
