@@ -10,8 +10,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedMethod;
@@ -69,6 +71,8 @@ public class WheelTimerEndpoint {
 
 	private final Function<String, Duration> defaultDrainTimeouts;
 
+	private final Supplier<@Nullable DurableCallsDescriptor> durable;
+
 	/**
 	 * Creates the endpoint.
 	 * @param timers the timers, by bean name
@@ -78,6 +82,20 @@ public class WheelTimerEndpoint {
 	 */
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
 			Function<String, Duration> defaultDrainTimeouts) {
+		this(timers, registry, defaultDrainTimeouts, null);
+	}
+
+	/**
+	 * Creates the endpoint, showing durable calls too.
+	 * @param timers the timers, by bean name
+	 * @param registry the {@code @DelayedExecution} methods, or {@code null} if there are none
+	 * @param defaultDrainTimeouts how long a stop of the timer of a given bean name drains when
+	 * the request does not say
+	 * @param durable this instance's durable calls, or {@code null} if they are off
+	 */
+	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
+			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCalls durable) {
+		this.durable = (durable != null) ? () -> DurableCallsDescriptor.of(durable) : () -> null;
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
 		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
 		this.registry = registry;
@@ -92,7 +110,7 @@ public class WheelTimerEndpoint {
 	public WheelTimersDescriptor timers() {
 		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
 		this.timers.forEach((name, timer) -> descriptors.put(name, WheelTimerDescriptor.of(timer.snapshot())));
-		return new WheelTimersDescriptor(descriptors);
+		return new WheelTimersDescriptor(descriptors, this.durable.get());
 	}
 
 	/**
@@ -186,11 +204,13 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * Every timer, by bean name.
+	 * Every timer, by bean name, and the durable calls.
 	 *
 	 * @param timers the timers
+	 * @param durable the durable calls, or {@code null} (left out) when they are off
 	 */
-	public record WheelTimersDescriptor(Map<String, WheelTimerDescriptor> timers) implements OperationResponseBody {
+	public record WheelTimersDescriptor(Map<String, WheelTimerDescriptor> timers,
+			@Nullable DurableCallsDescriptor durable) implements OperationResponseBody {
 	}
 
 	/**

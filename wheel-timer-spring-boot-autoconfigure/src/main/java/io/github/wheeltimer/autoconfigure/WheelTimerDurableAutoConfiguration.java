@@ -7,12 +7,15 @@ import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.actuate.DurableCallsHealthIndicator;
+import io.github.wheeltimer.actuate.DurableCallsMetrics;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.durable.DelayedCalls;
 import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.durable.DurableCompletionPostProcessor;
 import io.github.wheeltimer.durable.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.DurableSettings;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -25,11 +28,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -38,7 +44,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Auto-configuration of durable delayed calls ({@code @DelayedExecution(durable = true)}): with a
  * single {@link DataSource}, Spring JDBC and Jackson on the class path, their tables (see
  * {@link DurableSchemaInitializer}), this instance's {@link DurableCalls}, and the
- * {@link DelayedCalls} bean that cancels them by key.
+ * {@link DelayedCalls} bean that cancels them by key; with Actuator, their health indicator
+ * ({@code wheelTimerDurable}) and meters ({@code wheel.timer.durable.*}).
  */
 @AutoConfiguration(after = { WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
 		JacksonAutoConfiguration.class })
@@ -79,6 +86,31 @@ public final class WheelTimerDurableAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DurableCompletionPostProcessor durableCompletionPostProcessor(ObjectProvider<DurableCalls> calls) {
 		return new DurableCompletionPostProcessor(calls);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+	@ConditionalOnEnabledHealthIndicator("wheeltimer")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "wheelTimerDurableHealthIndicator")
+		DurableCallsHealthIndicator wheelTimerDurableHealthIndicator(DurableCalls calls) {
+			return new DurableCallsHealthIndicator(calls);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DurableCallsMetrics durableCallsMetrics(DurableCalls calls) {
+			return new DurableCallsMetrics(calls);
+		}
+
 	}
 
 	private static DurableSettings settings(WheelTimerDurableProperties properties, Environment environment) {

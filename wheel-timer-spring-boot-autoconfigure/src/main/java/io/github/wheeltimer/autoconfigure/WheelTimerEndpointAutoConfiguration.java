@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Bean;
  * is on the classpath, the endpoint is available (enabled and exposed), and the context has a
  * {@link HashedWheelTimer}.
  */
-@AutoConfiguration(after = WheelTimerAutoConfiguration.class)
+@AutoConfiguration(after = { WheelTimerAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(WheelTimerEndpoint.class)
 public final class WheelTimerEndpointAutoConfiguration {
@@ -36,7 +36,8 @@ public final class WheelTimerEndpointAutoConfiguration {
 		ConfiguredTimers configured = settings.getIfAvailable();
 		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true),
 				registry.getIfAvailable(), (name) -> (configured != null)
-						? configured.settings(name).drainTimeout().value() : Duration.ZERO);
+						? configured.settings(name).drainTimeout().value() : Duration.ZERO,
+				DurableCallsLookup.find(beanFactory));
 	}
 
 	@Bean

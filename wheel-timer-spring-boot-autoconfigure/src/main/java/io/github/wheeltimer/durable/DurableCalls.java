@@ -397,8 +397,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return truncated.equals(instant) ? instant : truncated.plus(1, ChronoUnit.MICROS);
 	}
 
-	/** The application's time, as the timers see it: a test's virtual time too. */
-	Instant now() {
+	/**
+	 * Returns the application's time as durable calls see it: the timers' clock (a test's virtual
+	 * clock too) as an instant.
+	 * @return the current time
+	 */
+	public Instant now() {
 		return this.systemClock ? Instant.now()
 				: this.base.plusNanos(this.pollTimer.ticker().nanoTime() - this.baseNanos);
 	}

@@ -4,10 +4,12 @@ import java.time.Instant;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.InvalidDelayedExecutionException;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
+import io.github.wheeltimer.autoconfigure.WheelTimerEndpointAutoConfiguration;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import org.junit.jupiter.api.Test;
 
@@ -18,6 +20,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.NestedExceptionUtils;
@@ -50,6 +53,30 @@ class DurableErrorsTests {
 				.hasMessageContaining("Fine.later(String)")
 				.hasMessageContaining("there is no DataSource bean")
 				.hasMessageContaining("add spring-boot-starter-jdbc"));
+	}
+
+	@Test
+	void aDurableMethodWithoutSpringJdbcSaysWhichStarterToAdd() {
+		this.withDatabase.withClassLoader(new FilteredClassLoader("org.springframework.jdbc"))
+			.withBean(Fine.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("Fine.later(String)")
+				.hasMessageContaining("add spring-boot-starter-jdbc and a database driver"));
+	}
+
+	@Test
+	void inMemoryDelayedMethodsNeedNeitherSpringJdbcNorJackson() {
+		new ApplicationContextRunner()
+			.withClassLoader(new FilteredClassLoader("org.springframework.jdbc", "tools.jackson"))
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+					WheelTimerAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class,
+					WheelTimerEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=*")
+			.withBean(InMemory.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(DurableCalls.class);
+				assertThat(context.getBean(WheelTimerEndpoint.class).timers().durable()).isNull();
+			});
 	}
 
 	@Test
@@ -139,7 +166,7 @@ class DurableErrorsTests {
 		return (invalid != null) ? invalid : cause;
 	}
 
-	static class Fine {
+	public static class Fine {
 
 		@DelayedExecution(delay = 1000, durable = true)
 		public void later(String orderId) {
@@ -147,7 +174,15 @@ class DurableErrorsTests {
 
 	}
 
-	static class TakesARunnable {
+	public static class InMemory {
+
+		@DelayedExecution(delay = 1000)
+		public void later(Runnable task) {
+		}
+
+	}
+
+	public static class TakesARunnable {
 
 		@DelayedExecution(delay = 1000, durable = true)
 		public void later(Runnable task) {
@@ -155,7 +190,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class Uncreatable {
+	public static class Uncreatable {
 
 		private final String value;
 
@@ -169,7 +204,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class TakesAnUncreatable {
+	public static class TakesAnUncreatable {
 
 		@DelayedExecution(delay = 1000, durable = true)
 		public void later(Uncreatable value) {
@@ -177,7 +212,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class BadKey {
+	public static class BadKey {
 
 		@DelayedExecution(delay = 1000, durable = true, key = "#orderId +")
 		public void later(String orderId) {
@@ -185,7 +220,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class SameIdOne {
+	public static class SameIdOne {
 
 		@DelayedExecution(delay = 1000, durable = true, id = "orders.cancel")
 		public void later(String orderId) {
@@ -193,7 +228,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class SameIdTwo {
+	public static class SameIdTwo {
 
 		@DelayedExecution(delay = 1000, durable = true, id = "orders.cancel")
 		public void later(String orderId) {
@@ -201,7 +236,7 @@ class DurableErrorsTests {
 
 	}
 
-	static class KeyWithoutDurable {
+	public static class KeyWithoutDurable {
 
 		@DelayedExecution(delay = 1000, key = "#orderId")
 		public void later(String orderId) {

@@ -1,0 +1,77 @@
+package io.github.wheeltimer.actuate;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+import io.github.wheeltimer.durable.DurableCalls;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+/**
+ * Meters of durable delayed calls, for this instance:
+ * <ul>
+ * <li>{@code wheel.timer.durable.scheduled}: calls written by this instance's callers;</li>
+ * <li>{@code wheel.timer.durable.claimed}: calls its polls claimed from the database;</li>
+ * <li>{@code wheel.timer.durable.calls} (tag {@code outcome}): how the calls it held ended:
+ * {@code ran}, {@code failed}, {@code fenced} (cancelled, replaced or taken over elsewhere by the
+ * time they fell due) or {@code handed.back} (unstarted, at a stop or a refusal);</li>
+ * <li>{@code wheel.timer.durable.taken.over}: calls of dead instances it released for everyone;</li>
+ * <li>{@code wheel.timer.durable.held} (gauge): calls on its wheels now;</li>
+ * <li>{@code wheel.timer.durable.lateness} (timer): how late each call started after its due
+ * time: a tick or so while an instance is alive, the downtime for calls that fell due while none
+ * was.</li>
+ * </ul>
+ */
+public class DurableCallsMetrics implements MeterBinder {
+
+	private final DurableCalls durable;
+
+	/**
+	 * Creates the binder.
+	 * @param durable this instance's durable calls
+	 */
+	public DurableCallsMetrics(DurableCalls durable) {
+		this.durable = durable;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		counter(registry, "wheel.timer.durable.scheduled", DurableCalls.Counts::scheduled)
+			.description("Durable calls written by this instance's callers")
+			.register(registry);
+		counter(registry, "wheel.timer.durable.claimed", DurableCalls.Counts::claimed)
+			.description("Durable calls this instance claimed from the database")
+			.register(registry);
+		outcome(registry, "ran", DurableCalls.Counts::ran);
+		outcome(registry, "failed", DurableCalls.Counts::failed);
+		outcome(registry, "fenced", DurableCalls.Counts::fenced);
+		outcome(registry, "handed.back", DurableCalls.Counts::handedBack);
+		counter(registry, "wheel.timer.durable.taken.over", DurableCalls.Counts::takenOver)
+			.description("Durable calls of dead instances this instance released")
+			.register(registry);
+		Gauge.builder("wheel.timer.durable.held", this.durable, DurableCalls::held)
+			.baseUnit("calls")
+			.description("Durable calls on this instance's wheels")
+			.register(registry);
+		Timer lateness = Timer.builder("wheel.timer.durable.lateness")
+			.description("How late durable calls started after their due time")
+			.register(registry);
+		this.durable.setLatenessRecorder((nanos) -> lateness.record(nanos, TimeUnit.NANOSECONDS));
+	}
+
+	private void outcome(MeterRegistry registry, String outcome, ToLongFunction<DurableCalls.Counts> count) {
+		counter(registry, "wheel.timer.durable.calls", count).tag("outcome", outcome)
+			.description("How the durable calls this instance held ended")
+			.register(registry);
+	}
+
+	private FunctionCounter.Builder<DurableCalls> counter(MeterRegistry registry, String name,
+			ToLongFunction<DurableCalls.Counts> count) {
+		return FunctionCounter.builder(name, this.durable, (durable) -> count.applyAsLong(durable.counts()))
+			.baseUnit("calls");
+	}
+
+}

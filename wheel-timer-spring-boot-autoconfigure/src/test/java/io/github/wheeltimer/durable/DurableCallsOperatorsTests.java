@@ -1,0 +1,84 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.wheeltimer.actuate.DurableCallsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.durable.DurableApp.Order;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What operators see of durable calls: the endpoint's view of the database, the health indicator
+ * when the database goes away, and the meters.
+ */
+class DurableCallsOperatorsTests {
+
+	private ConfigurableApplicationContext app;
+
+	@AfterEach
+	void close() {
+		if (this.app != null) {
+			this.app.close();
+		}
+	}
+
+	@Test
+	void theEndpointShowsCallsByStateInstancesFailuresAndUnknownMethods() {
+		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"management.endpoints.web.exposure.include=*", "wheel-timer.durable.instance-name=shop-1");
+		Orders orders = this.app.getBean(Orders.class);
+		orders.explode("o-1");
+		orders.remind(new Order("o-2", 5));
+		DurableCallsContractTests.insertRow(DurableCallsContractTests.jdbc(this.app), "Renamed.method", "[]",
+				"PENDING", null, 0);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.app.getBean(DurableCalls.class).counts().failed() == 1);
+		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
+		assertThat(durable).isNotNull();
+		assertThat(durable.calls()).containsEntry("FAILED", 1L).containsEntry("PENDING", 2L);
+		assertThat(durable.oldestOverdue()).isBefore(Instant.now());
+		assertThat(durable.instances()).singleElement().satisfies((instance) -> {
+			assertThat(instance.name()).isEqualTo("shop-1");
+			assertThat(instance.alive()).isTrue();
+		});
+		assertThat(durable.failed()).singleElement()
+			.satisfies((failed) -> assertThat(failed.error()).isEqualTo("java.lang.IllegalStateException: boom for o-1"));
+		assertThat(durable.unknownMethods()).containsOnlyKeys("Renamed.method");
+		assertThat(durable.counts().scheduled()).isEqualTo(2);
+		assertThat(durable.databaseError()).isNull();
+
+		MeterRegistry meters = this.app.getBean(MeterRegistry.class);
+		assertThat(meters.get("wheel.timer.durable.calls").tag("outcome", "failed").functionCounter().count())
+			.isEqualTo(1);
+		assertThat(meters.get("wheel.timer.durable.scheduled").functionCounter().count()).isEqualTo(2);
+		assertThat(meters.get("wheel.timer.durable.lateness").timer().count()).isEqualTo(1);
+	}
+
+	@Test
+	void healthIsDownWhileTheDatabaseCannotBeReached() {
+		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"management.endpoints.web.exposure.include=*");
+		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
+		assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+		this.app.getBean(HikariDataSource.class).close();
+		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
+		assertThat(health.health().getDetails().get("failure").toString())
+			.startsWith("The database cannot be reached: ");
+		assertThat(this.app.getBean(WheelTimerEndpoint.class).timers().durable().databaseError())
+			.startsWith("The database cannot be reached: ");
+	}
+
+}
