@@ -47,7 +47,8 @@ class ReadmePropertiesTests {
 		Map<String, String> expected = new LinkedHashMap<>();
 		metadataDefaults().keySet()
 			.stream()
-			.filter((name) -> name.startsWith("wheel-timer.") && !name.equals("wheel-timer.enabled"))
+			.filter((name) -> name.startsWith("wheel-timer.") && !name.equals("wheel-timer.enabled")
+					&& !name.startsWith("wheel-timer.durable."))
 			.map((name) -> name.substring("wheel-timer.".length()))
 			.forEach((setting) -> expected.put(setting,
 					setting.equals("thread-name") ? "wheel-timer.thread-name-<name>" : "wheel-timer." + setting));
@@ -76,7 +77,9 @@ class ReadmePropertiesTests {
 				continue;
 			}
 			// Enum defaults are written as constants (read_only); the README, as they are set (read-only).
-			String value = String.valueOf(property.get("defaultValue"));
+			// A property with no fixed default (computed at startup) reads "none" in the README.
+			Object defaultValue = property.get("defaultValue");
+			String value = (defaultValue != null) ? defaultValue.toString() : "none";
 			defaults.put(name, value.matches("[a-z]+(_[a-z]+)+") ? value.replace('_', '-') : value);
 		}
 		return defaults;
