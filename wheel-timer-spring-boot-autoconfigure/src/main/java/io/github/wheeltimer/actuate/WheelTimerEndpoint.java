@@ -384,16 +384,17 @@ public class WheelTimerEndpoint {
 	 * @param took how long the stop took; less than the drain when nothing more could fall due in it
 	 * @param firedDuringDrain timeouts that fell due and were handed to run while it drained
 	 * @param unprocessed timeouts left, now cancelled
+	 * @param handedBack how many of them were durable calls, handed back to the database
 	 * @param unprocessedByMethod how many were left per method (or task class), largest first, at
 	 * most {@value WheelTimerEndpoint#MAX_REPORTED_METHODS}
 	 */
 	public record StopReportDescriptor(String timer, String state, boolean alreadyStopped, String drainTimeout,
-			String took, long firedDuringDrain, int unprocessed, Map<String, Integer> unprocessedByMethod)
-			implements OperationResponseBody {
+			String took, long firedDuringDrain, int unprocessed, int handedBack,
+			Map<String, Integer> unprocessedByMethod) implements OperationResponseBody {
 
 		StopReportDescriptor(String timer, String state, boolean alreadyStopped, String drainTimeout, String took,
 				long firedDuringDrain, UnprocessedCalls calls) {
-			this(timer, state, alreadyStopped, drainTimeout, took, firedDuringDrain, calls.total(),
+			this(timer, state, alreadyStopped, drainTimeout, took, firedDuringDrain, calls.total(), calls.handedBack(),
 					firstEntries(calls.byTask()));
 		}
 

@@ -6,7 +6,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import io.github.wheeltimer.Timeout;
-import io.github.wheeltimer.TimerTask;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * executor thread. The fields are final and the hand-offs (timer queue, executor queue) publish
  * them safely; the result future is the only shared mutable state and is thread-safe.
  */
-final class DelayedCall implements TimerTask, Runnable {
+final class DelayedCall implements DelayedTask, Runnable {
 
 	private final DelayedMethod method;
 
@@ -34,7 +33,8 @@ final class DelayedCall implements TimerTask, Runnable {
 		this.result = result;
 	}
 
-	DelayedMethod method() {
+	@Override
+	public DelayedMethod method() {
 		return this.method;
 	}
 

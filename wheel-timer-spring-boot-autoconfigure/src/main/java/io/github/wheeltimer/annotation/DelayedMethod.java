@@ -83,7 +83,7 @@ public final class DelayedMethod {
 	 * {@link io.github.wheeltimer.TimerTask}
 	 */
 	public static @Nullable DelayedMethod of(Timeout timeout) {
-		return (timeout.task() instanceof DelayedCall call) ? call.method() : null;
+		return (timeout.task() instanceof DelayedTask call) ? call.method() : null;
 	}
 
 	/**

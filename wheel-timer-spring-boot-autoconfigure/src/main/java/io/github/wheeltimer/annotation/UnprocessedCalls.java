@@ -15,13 +15,16 @@ import io.github.wheeltimer.Timeout;
  * {@link io.github.wheeltimer.Timer} tasks.
  *
  * @param total the number of unprocessed timeouts
+ * @param handedBack how many of them were durable calls, handed back to the database: they run at
+ * the next start, or on another instance
  * @param byTask the number per method or task class, largest first
  */
-public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
+public record UnprocessedCalls(int total, int handedBack, Map<String, Integer> byTask) {
 
 	/**
 	 * Creates a report.
 	 * @param total the number of unprocessed timeouts
+	 * @param handedBack how many of them were durable calls, handed back to the database
 	 * @param byTask the number per method or task class
 	 */
 	public UnprocessedCalls {
@@ -37,8 +40,12 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 	 */
 	public static UnprocessedCalls of(Collection<? extends Timeout> unprocessed) {
 		Map<String, Integer> counts = new HashMap<>();
+		int handedBack = 0;
 		for (Timeout timeout : unprocessed) {
 			counts.merge(DelayedMethod.describe(timeout), 1, Integer::sum);
+			if (timeout.task() instanceof DelayedTask call && call.durable()) {
+				handedBack++;
+			}
 		}
 		Map<String, Integer> largestFirst = counts.entrySet()
 			.stream()
@@ -46,7 +53,7 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 				.reversed()
 				.thenComparing(Map.Entry.comparingByKey()))
 			.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, Integer::sum, LinkedHashMap::new));
-		return new UnprocessedCalls(unprocessed.size(), largestFirst);
+		return new UnprocessedCalls(unprocessed.size(), handedBack, largestFirst);
 	}
 
 	/**
@@ -60,14 +67,21 @@ public record UnprocessedCalls(int total, Map<String, Integer> byTask) {
 	/**
 	 * Returns the warning to log about a timer that stopped with this report, such as
 	 * {@code Timer 'wheelTimer' stopped with 2 delayed calls that never ran (their futures are
-	 * cancelled): OrderService.cancelIfUnpaid(String) x2}.
+	 * cancelled): OrderService.cancelIfUnpaid(String) x2}, or, for durable calls, {@code Timer
+	 * 'wheelTimer' stopped with 2 durable calls handed back to the database, to run at the next
+	 * start or on another instance: ...}.
 	 * @param timerName the timer's bean name
 	 * @return the message
 	 */
 	public String describe(String timerName) {
-		return "Timer '" + timerName + "' stopped with " + this.total
-				+ ((this.total == 1) ? " delayed call" : " delayed calls")
-				+ " that never ran (their futures are cancelled): " + this;
+		int lost = this.total - this.handedBack;
+		String neverRan = lost + ((lost == 1) ? " delayed call" : " delayed calls")
+				+ " that never ran (their futures are cancelled)";
+		String handedBack = this.handedBack + ((this.handedBack == 1) ? " durable call" : " durable calls")
+				+ " handed back to the database, to run at the next start or on another instance";
+		return "Timer '" + timerName + "' stopped with "
+				+ ((this.handedBack == 0) ? neverRan : (lost == 0) ? handedBack : neverRan + " and " + handedBack)
+				+ ": " + this;
 	}
 
 	/**

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 import io.github.wheeltimer.Timeout;
-import io.github.wheeltimer.TimerTask;
 import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.annotation.DelayedTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * executor thread and does every database round trip of the run there. The fields are final or
  * confined to the executor thread; the hand-offs publish them.
  */
-public final class DurableCall implements TimerTask, Runnable {
+public final class DurableCall implements DelayedTask, Runnable {
 
 	private static final Log logger = LogFactory.getLog(DurableCall.class);
 
@@ -31,6 +31,8 @@ public final class DurableCall implements TimerTask, Runnable {
 	private final DurableMethod method;
 
 	private final UUID id;
+
+	private final @Nullable String key;
 
 	private final String arguments;
 
@@ -47,10 +49,11 @@ public final class DurableCall implements TimerTask, Runnable {
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
 
-	DurableCall(DurableMethod method, UUID id, String arguments, Instant due, int attemptsBefore,
+	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, int attemptsBefore,
 			@Nullable DurableResult result) {
 		this.method = method;
 		this.id = id;
+		this.key = key;
 		this.arguments = arguments;
 		this.due = due;
 		this.attemptsBefore = attemptsBefore;
@@ -88,8 +91,22 @@ public final class DurableCall implements TimerTask, Runnable {
 		return this.id;
 	}
 
-	DurableMethod method() {
+	@Nullable String key() {
+		return this.key;
+	}
+
+	DurableMethod durableMethod() {
 		return this.method;
+	}
+
+	@Override
+	public DelayedMethod method() {
+		return this.method.method();
+	}
+
+	@Override
+	public boolean durable() {
+		return true;
 	}
 
 	Instant due() {

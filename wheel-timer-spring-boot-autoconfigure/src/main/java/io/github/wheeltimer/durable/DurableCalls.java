@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Ticker;
 import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import org.apache.commons.logging.Log;
@@ -107,6 +108,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** The calls on this instance's wheels, by id. */
 	private final Map<UUID, Timeout> held = new ConcurrentHashMap<>();
+
+	/** The held calls that have a key, by method id and key: a cancel or a replace frees them at once. */
+	private final Map<String, UUID> heldByKey = new ConcurrentHashMap<>();
 
 	/** Futures of calls not yet held here, completed if a poll brings the call to this JVM. */
 	private final Map<UUID, WeakReference<DurableResult>> futures = new ConcurrentHashMap<>();
@@ -228,17 +232,57 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			throw new IllegalArgumentException("There is no durable delayed method with id '" + methodId
 					+ "'; the ids are " + new TreeMap<>(this.methods).keySet());
 		}
-		return this.store.cancel(methodId, key.toString()) > 0;
+		String text = key.toString();
+		boolean cancelled = this.store.cancel(methodId, text) > 0;
+		if (cancelled) {
+			afterCommit(() -> dropHeld(methodId, text));
+		}
+		return cancelled;
+	}
+
+	/**
+	 * Takes a cancelled or replaced call off this instance's wheel, if it holds it. Only frees
+	 * memory early: the start gate would find its row gone anyway.
+	 */
+	private void dropHeld(String methodId, String key) {
+		UUID id = this.heldByKey.remove(heldKey(methodId, key));
+		Timeout timeout = (id != null) ? this.held.remove(id) : null;
+		if (timeout != null) {
+			timeout.cancel();
+		}
+	}
+
+	/** Runs after the current thread's transaction on the database commits, or now if there is none. */
+	private void afterCommit(Runnable action) {
+		if (!inTransaction()) {
+			action.run();
+			return;
+		}
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCommit() {
+				action.run();
+			}
+
+		});
+	}
+
+	private static String heldKey(String methodId, String key) {
+		return methodId + '\u0000' + key;
 	}
 
 	/** Cancels one call by id: its future was cancelled. */
 	boolean cancel(UUID id) {
 		boolean cancelled = this.store.cancel(id);
-		if (cancelled && !inTransaction()) {
-			Timeout timeout = this.held.remove(id);
-			if (timeout != null) {
-				timeout.cancel();
-			}
+		if (cancelled) {
+			afterCommit(() -> {
+				Timeout timeout = this.held.get(id);
+				if (timeout != null && timeout.task() instanceof DurableCall call) {
+					release(call);
+					timeout.cancel();
+				}
+			});
 		}
 		this.futures.remove(id);
 		return cancelled;
@@ -263,7 +307,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			}
 			return result;
 		}
-		DurableCall call = new DurableCall(method, id, arguments, due, 0, result);
+		if (key != null) {
+			// The call it replaced may be on this wheel.
+			afterCommit(() -> dropHeld(method.id(), key));
+		}
+		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, result);
 		if (inTransaction()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 
@@ -297,22 +345,26 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		long delayNanos = Math.max(0, Duration.between(now(), call.due()).toNanos());
 		Timeout timeout;
 		try {
-			timeout = call.method().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
+			timeout = call.durableMethod().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException refused) {
 			handBack(call, "its timer refused it: " + refused.getMessage());
 			return;
 		}
 		this.held.put(call.id(), timeout);
+		String key = call.key();
+		if (key != null) {
+			this.heldByKey.put(heldKey(call.durableMethod().id(), key), call.id());
+		}
 		if (timeout.isExpired()) {
 			// It fired (and was taken off) before it was recorded.
-			this.held.remove(call.id(), timeout);
+			release(call);
 		}
 	}
 
 	/** The executor's thread, right before the call runs: the start gate. */
 	boolean start(DurableCall call) {
-		this.held.remove(call.id());
+		release(call);
 		try {
 			if (this.store.start(call.id(), this.instance)) {
 				return true;
@@ -323,7 +375,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			this.store.release(call.id(), this.instance);
 		}
 		catch (DataAccessException ex) {
-			logger.warn("Durable call " + call.id() + " to " + call.method() + " cannot start, its database is"
+			logger.warn("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database is"
 					+ " unreachable; it is handed back when the database answers: " + ex.getMessage());
 			this.deferred.add(() -> this.store.release(call.id(), this.instance));
 		}
@@ -335,7 +387,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.futures.remove(call.id());
 		this.latenessRecorder.accept(Math.max(0, lateness.toNanos()));
 		if (lateness.compareTo(this.settings.horizon()) > 0) {
-			logger.info("Durable call to " + call.method() + " runs " + lateness.toMillis() + " ms after its due time "
+			logger.info("Durable call to " + call.durableMethod() + " runs " + lateness.toMillis() + " ms after its due time "
 					+ call.due() + " (no instance was running, or none could claim it)");
 		}
 	}
@@ -361,10 +413,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	void handBack(DurableCall call, String why) {
-		this.held.remove(call.id());
+		release(call);
 		this.handedBack.increment();
 		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
 		write(() -> this.store.release(call.id(), this.instance), call, "handed back");
+	}
+
+	/** Forgets a held call: it fires, or goes back. */
+	private void release(DurableCall call) {
+		this.held.remove(call.id());
+		String key = call.key();
+		if (key != null) {
+			this.heldByKey.remove(heldKey(call.durableMethod().id(), key), call.id());
+		}
 	}
 
 	/** Finishes a row inside the running method's own transaction. */
@@ -382,7 +443,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			write.run();
 		}
 		catch (DataAccessException ex) {
-			logger.warn("Durable call " + call.id() + " to " + call.method() + " could not be " + what
+			logger.warn("Durable call " + call.id() + " to " + call.durableMethod() + " could not be " + what
 					+ " (retried at the next poll): " + ex.getMessage());
 			this.deferred.add(write);
 		}
@@ -454,14 +515,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				sweep();
 			}
 			Instant until = now().plus(this.settings.horizon());
+			List<String> claimable = claimableMethods();
 			List<DurableCallStore.Row> rows;
 			do {
-				rows = this.store.claim(this.instance, until, this.methods.keySet(), this.settings.batchSize());
+				rows = this.store.claim(this.instance, until, claimable, this.settings.batchSize());
 				for (DurableCallStore.Row row : rows) {
 					this.claimed.increment();
 					DurableMethod method = this.methods.get(row.methodId());
 					WeakReference<DurableResult> future = this.futures.remove(row.id());
-					hold(new DurableCall(method, row.id(), row.arguments(), row.due(), row.attempts(),
+					hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(), row.attempts(),
 							(future != null) ? future.get() : null));
 				}
 			}
@@ -503,6 +565,21 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		finally {
 			this.polling.set(false);
 		}
+	}
+
+	/**
+	 * The methods whose timer still takes calls: a timer stopped through the endpoint leaves its
+	 * methods' rows in the database, for another instance or the next start.
+	 */
+	private List<String> claimableMethods() {
+		List<String> claimable = new ArrayList<>();
+		this.methods.forEach((id, method) -> {
+			if (!(method.method().timer() instanceof HashedWheelTimer timer)
+					|| timer.snapshot().state() != WheelSnapshot.State.SHUTDOWN) {
+				claimable.add(id);
+			}
+		});
+		return claimable;
 	}
 
 	/** Takes over dead instances' calls and removes what is past its retention. */
@@ -562,10 +639,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		List<Timeout> timeouts = new ArrayList<>(this.held.values());
 		for (Timeout timeout : timeouts) {
 			if (timeout.cancel() && timeout.task() instanceof DurableCall call) {
-				byMethod.merge(call.method().method().description(), 1, Integer::sum);
+				byMethod.merge(call.durableMethod().method().description(), 1, Integer::sum);
 			}
 		}
 		this.held.clear();
+		this.heldByKey.clear();
 		try {
 			int released = this.store.releaseAll(this.instance);
 			this.handedBack.add(released);

@@ -30,7 +30,7 @@ final class DurableCompletionInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		DurableCall call = DurableCall.running();
-		if (call == null || call.method().method().returnsFuture() || !isCallOf(call, invocation)
+		if (call == null || call.method().returnsFuture() || !isCallOf(call, invocation)
 				|| !TransactionSynchronizationManager.isActualTransactionActive()
 				|| !TransactionSynchronizationManager.hasResource(this.calls.getObject().dataSource())) {
 			return invocation.proceed();
@@ -45,7 +45,7 @@ final class DurableCompletionInterceptor implements MethodInterceptor {
 		Method invoked = (target != null)
 				? AopUtils.getMostSpecificMethod(invocation.getMethod(), AopUtils.getTargetClass(target))
 				: invocation.getMethod();
-		return invoked.equals(call.method().method().method());
+		return invoked.equals(call.durableMethod().method().method());
 	}
 
 }
