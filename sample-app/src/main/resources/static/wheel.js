@@ -299,7 +299,7 @@ function drawOrders(orders) {
 		row.dataset.status = order.status;
 		let status = order.status.toLowerCase().replace('_', ' ');
 		if (order.status === 'AWAITING_PAYMENT' && view.state === 'SHUTDOWN') {
-			status += ' · timer stopped: no longer cancelled by itself';
+			status += ' · timer stopped: its cancellation waits in the database for the next start';
 		}
 		else if (order.status === 'AWAITING_PAYMENT') {
 			const left = Date.parse(order.paymentDue) - Date.now();
@@ -368,8 +368,12 @@ async function createOrders() {
 			const item = ITEMS[Math.floor(Math.random() * ITEMS.length)];
 			created.push(await send('orders', { item }));
 		}
-		say(`Created orders ${created.map((order) => order.id).join(', ')}: each one put a call to `
-			+ 'cancelIfUnpaid on the wheel.');
+		const ids = created.map((order) => order.id).join(', ');
+		say(view.state === 'SHUTDOWN'
+			? `Created orders ${ids}: each one wrote a durable call to cancelIfUnpaid to the database. The timer is `
+				+ 'stopped, so they wait there for the next start.'
+			: `Created orders ${ids}: each one wrote a durable call to cancelIfUnpaid to the database and put it `
+				+ 'on the wheel.');
 	}
 	catch (error) {
 		say(`Refused: ${error.message}`, 'error');
@@ -389,7 +393,8 @@ async function payOldest() {
 			: order.shipment === 'FAILED' ? `it could not be shipped: ${order.shipmentProblem}`
 				: 'the warehouse refused it, so a retry waits on the wheel';
 		say(view.state === 'SHUTDOWN'
-			? `Paid order ${oldest.id}. Its cancellation had already been dropped when the timer stopped; ${warehouse}.`
+			? `Paid order ${oldest.id}: its cancellation, waiting in the database since the timer stopped, was deleted `
+				+ `there; ${warehouse}.`
 			: `Paid order ${oldest.id}: its cancellation was taken off the wheel (cancelled +1), and ${warehouse}.`);
 	}
 	catch (error) {
@@ -404,11 +409,16 @@ async function stopTimer() {
 		const report = await send(TIMER_URL);
 		const methods = Object.entries(report.unprocessedByMethod || {})
 			.map(([method, calls]) => `${method} × ${calls}`).join(', ');
+		const lost = report.unprocessed - report.handedBack;
+		const left = report.handedBack > 0
+			? `${report.handedBack} handed back to the database${methods ? ` (${methods})` : ''}, to run at the next `
+				+ `start${lost > 0 ? `, and ${lost} never will` : ''}: counted as unprocessed. `
+			: `${report.unprocessed} never will${methods ? ` (${methods})` : ''}: counted as unprocessed, their `
+				+ 'futures cancelled. ';
 		say(report.alreadyStopped ? 'The timer was already stopped.'
 			: `Stopped in ${formatMillis(millis(report.took))}: ${report.firedDuringDrain} call(s) ran during the `
-				+ `${formatMillis(millis(report.drainTimeout))} drain, ${report.unprocessed} never will`
-				+ `${methods ? ` (${methods})` : ''}: counted as unprocessed, their futures cancelled. `
-				+ 'New calls are refused.', 'stopped');
+				+ `${formatMillis(millis(report.drainTimeout))} drain, ${left}The wheel takes no new calls.`,
+			'stopped');
 	}
 	catch (error) {
 		$('stop-timer').disabled = false;

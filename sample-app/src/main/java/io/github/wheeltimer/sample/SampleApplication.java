@@ -1,6 +1,7 @@
 package io.github.wheeltimer.sample;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -24,12 +25,13 @@ public class SampleApplication {
 	}
 
 	/**
-	 * The shop's clock: orders are stamped with it. A bean, so that a test on virtual wheel time
-	 * can give the shop the same time as the timer (see {@code PaymentTimeoutTests}).
+	 * The shop's clock: orders are stamped with it, in whole microseconds as the database keeps
+	 * them. A bean, so that a test on virtual wheel time can give the shop the same time as the
+	 * timer (see {@code PaymentTimeoutTests}).
 	 */
 	@Bean
 	Clock clock() {
-		return Clock.systemUTC();
+		return Clock.tick(Clock.systemUTC(), Duration.ofNanos(1000));
 	}
 
 }

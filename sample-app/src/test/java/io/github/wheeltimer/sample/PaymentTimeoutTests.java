@@ -92,14 +92,17 @@ class PaymentTimeoutTests {
 						+ ": it was not paid before " + created.paymentDue()));
 	}
 
-	/** The shop's clock on the timer's virtual time, so that its timestamps agree with the wheel. */
+	/**
+	 * The shop's clock on the timer's virtual time, so that its timestamps agree with the wheel; in
+	 * whole microseconds, as the shop's own clock and the database.
+	 */
 	@TestConfiguration(proxyBeanMethods = false)
 	static class VirtualShopClock {
 
 		@Bean
 		@Primary
 		Clock virtualShopClock(VirtualWheelClock clock) {
-			return clock.asClock();
+			return Clock.tick(clock.asClock(), Duration.ofNanos(1000));
 		}
 
 	}

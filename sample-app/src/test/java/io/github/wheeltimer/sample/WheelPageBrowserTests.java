@@ -12,6 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -25,7 +26,9 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		// Far payment timeouts, so nothing fires while the test looks; a warehouse that takes every
 		// order, so no retry joins the wheel.
-		properties = { "sample.orders.payment-timeout=10m", "sample.shipping.warehouse-failure-rate=0" })
+		properties = { "sample.orders.payment-timeout=10m",
+				// Within the horizon, so the durable payment timeouts go on the wheel the page draws.
+				"wheel-timer.durable.horizon=15m", "sample.shipping.warehouse-failure-rate=0" })
 @ExtendWith(HeadlessChromium.class)
 class WheelPageBrowserTests {
 
@@ -36,6 +39,9 @@ class WheelPageBrowserTests {
 
 	@Autowired
 	private HashedWheelTimer wheelTimer;
+
+	@Autowired
+	private JdbcTemplate jdbc;
 
 	private WheelPage page;
 
@@ -67,6 +73,14 @@ class WheelPageBrowserTests {
 			});
 			assertThat(retries.text("geometry")).startsWith("10 ms ticks × 256 buckets");
 		}
+	}
+
+	/** Durable calls of the payment timeouts waiting in the database, for the next start. */
+	private long pendingCancellations() {
+		Long count = this.jdbc.queryForObject(
+				"SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE method_id = 'PaymentTimeouts.cancelIfUnpaid'"
+						+ " AND state = 'PENDING'", Long.class);
+		return (count != null) ? count : -1;
 	}
 
 	@Test
@@ -111,7 +125,8 @@ class WheelPageBrowserTests {
 			assertThat(this.page.number("counter-pending")).isZero();
 			assertThat(this.page.occupiedSegmentStyles()).isEmpty();
 			assertThat(this.page.text("message"))
-				.contains("2 never will (PaymentTimeouts.cancelIfUnpaid(String) × 2): counted as unprocessed");
+				.contains("2 handed back to the database (PaymentTimeouts.cancelIfUnpaid(String) × 2), to run at the next"
+						+ " start: counted as unprocessed");
 		});
 		assertThat(this.page.isEnabled("stop-timer")).isFalse();
 		WheelSnapshot.Counters counters = this.wheelTimer.counters();
@@ -119,19 +134,25 @@ class WheelPageBrowserTests {
 		assertThat(counters.cancelled()).isEqualTo(1);
 		assertThat(counters.unprocessed()).isEqualTo(2);
 
+		// Durable calls are still accepted: the stopped wheel refuses them, and they wait in the database.
 		this.page.click("create-orders");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> {
-			assertThat(this.page.text("message")).startsWith("Refused: Timer 'wheelTimer' refused the delayed call");
-			assertThat(this.page.number("counter-rejected")).isEqualTo(1);
-			assertThat(this.page.ordersWithStatus("AWAITING_PAYMENT")).hasSize(2)
-				.allSatisfy((row) -> assertThat(row).contains("timer stopped: no longer cancelled by itself"));
+			assertThat(this.page.text("message")).startsWith("Created orders 1004, 1005, 1006: each one wrote a durable"
+					+ " call to cancelIfUnpaid to the database. The timer is stopped");
+			assertThat(this.page.number("counter-rejected")).isEqualTo(3);
+			assertThat(this.page.ordersWithStatus("AWAITING_PAYMENT")).hasSize(5)
+				.allSatisfy((row) -> assertThat(row)
+					.contains("timer stopped: its cancellation waits in the database for the next start"));
 		});
 		assertThat(this.page.number("counter-scheduled")).isEqualTo(3);
+		assertThat(pendingCancellations()).isEqualTo(5);
 
 		this.page.click("pay-order");
 		await().atMost(PAGE_WAIT).untilAsserted(() -> assertThat(this.page.text("message")).isEqualTo(
-				"Paid order 1002. Its cancellation had already been dropped when the timer stopped; the warehouse took it."));
-		assertThat(this.page.number("counter-cancelled")).as("nothing was left to cancel").isEqualTo(1);
+				"Paid order 1002: its cancellation, waiting in the database since the timer stopped, was deleted there;"
+						+ " the warehouse took it."));
+		assertThat(this.page.number("counter-cancelled")).as("nothing was on the wheel to cancel").isEqualTo(1);
+		assertThat(pendingCancellations()).isEqualTo(4);
 	}
 
 }

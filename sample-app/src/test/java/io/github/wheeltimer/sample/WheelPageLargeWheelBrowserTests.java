@@ -19,7 +19,9 @@ import static org.awaitility.Awaitility.await;
  * every timeout.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "wheel-timer.ticks-per-wheel=4096", "sample.orders.payment-timeout=10m" })
+		properties = { "wheel-timer.ticks-per-wheel=4096", "sample.orders.payment-timeout=10m",
+				// Within the horizon, so the durable payment timeouts go on the wheel the page draws.
+				"wheel-timer.durable.horizon=15m" })
 @ExtendWith(HeadlessChromium.class)
 class WheelPageLargeWheelBrowserTests {
 

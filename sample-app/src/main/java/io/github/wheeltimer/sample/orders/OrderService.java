@@ -2,21 +2,22 @@ package io.github.wheeltimer.sample.orders;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Future;
+
+import io.github.wheeltimer.durable.DelayedCalls;
 
 import io.github.wheeltimer.sample.shipping.ShipmentFailedException;
 import io.github.wheeltimer.sample.shipping.Shipping;
 
-import org.springframework.core.task.TaskRejectedException;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Creates and pays orders. Every order gets a delayed call that cancels it unless it is paid in
- * time; a payment cancels that call and sends the order to the warehouse.
+ * Creates and pays orders. Every order gets a durable delayed call that cancels it unless it is
+ * paid in time; a payment cancels that call, by the order's id, wherever it waits, and sends the
+ * order to the warehouse.
  */
 @Service
 public class OrderService {
@@ -25,78 +26,73 @@ public class OrderService {
 
 	private final PaymentTimeouts paymentTimeouts;
 
+	private final DelayedCalls delayedCalls;
+
 	private final Shipping shipping;
 
 	private final OrderProperties properties;
 
 	private final Clock clock;
 
-	// The delayed cancellation of each unpaid order, so that paying it can take the call off the
-	// wheel. Removed when the call completes, whichever way.
-	private final ConcurrentMap<String, Future<OrderStatus>> pendingCancellations = new ConcurrentHashMap<>();
+	private final TransactionTemplate transactions;
 
-	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, Shipping shipping, OrderProperties properties,
-			Clock clock) {
+	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, DelayedCalls delayedCalls, Shipping shipping,
+			OrderProperties properties, Clock clock, PlatformTransactionManager transactionManager) {
 		this.orders = orders;
 		this.paymentTimeouts = paymentTimeouts;
+		this.delayedCalls = delayedCalls;
 		this.shipping = shipping;
 		this.properties = properties;
 		this.clock = clock;
+		this.transactions = new TransactionTemplate(transactionManager);
 	}
 
 	/**
-	 * Creates an order that awaits payment, and arms its cancellation.
+	 * Creates an order that awaits payment, and arms its cancellation, in one transaction: if the
+	 * cancellation cannot be written, the order is not kept either.
 	 * @param item what is ordered
 	 * @return the new order
-	 * @throws TaskRejectedException if the timer refuses the delayed cancellation (it was
-	 * stopped); the order is then not kept
 	 */
+	@Transactional
 	public Order create(String item) {
 		Instant now = this.clock.instant();
 		Order order = this.orders
 			.add((id) -> Order.awaitingPayment(id, item, now, now.plus(this.properties.paymentTimeout())));
-		CompletableFuture<OrderStatus> cancellation;
-		try {
-			cancellation = this.paymentTimeouts.cancelIfUnpaid(order.id());
-		}
-		catch (TaskRejectedException ex) {
-			// Without its cancellation the order would await payment for ever.
-			this.orders.remove(order.id());
-			throw ex;
-		}
-		// A payment that slips in before this line leaves the call on the wheel: when it runs, it
-		// finds the order paid and changes nothing.
-		this.pendingCancellations.put(order.id(), cancellation);
-		cancellation.whenComplete((status, failure) -> this.pendingCancellations.remove(order.id(), cancellation));
+		this.paymentTimeouts.cancelIfUnpaid(order.id());
 		return order;
 	}
 
 	/**
-	 * Pays an order. Paying a paid order again changes nothing.
+	 * Pays an order, and cancels its cancellation in the same transaction. Paying a paid order
+	 * again changes nothing.
 	 * @param id the order's id
 	 * @return the paid order
 	 * @throws OrderNotFoundException if there is no such order
 	 * @throws PaymentTooLateException if the order was already cancelled
 	 */
 	public Order pay(String id) {
-		OrderBook.Change change = this.orders.update(id, (order) -> order.pay(this.clock.instant()));
-		Order order = change.after();
-		if (order.status() == OrderStatus.CANCELLED) {
-			throw new PaymentTooLateException(order);
-		}
-		if (change.changed()) {
-			Future<OrderStatus> cancellation = this.pendingCancellations.remove(id);
-			if (cancellation != null) {
-				// false: if the cancellation is already running, let it finish; it will see the
-				// order paid.
-				cancellation.cancel(false);
-			}
-			this.shipping.ship(id, (refused) -> this.orders.update(id,
-					(current) -> current.shipment(ShipmentStatus.IN_PROGRESS, refused, null)))
-				.whenComplete((attempts, failure) -> recordShipment(id, attempts, failure));
-		}
+		Order order = payNow(id);
+		// After the commit: the warehouse is told only about a payment that stands.
+		this.shipping.ship(id, (refused) -> this.orders.update(id,
+				(current) -> current.shipment(ShipmentStatus.IN_PROGRESS, refused, null)))
+			.whenComplete((attempts, failure) -> recordShipment(id, attempts, failure));
 		// As it stands now: the warehouse may have taken it already.
 		return this.orders.find(id).orElse(order);
+	}
+
+	private Order payNow(String id) {
+		return this.transactions.execute((status) -> {
+			OrderBook.Change change = this.orders.update(id, (order) -> order.pay(this.clock.instant()));
+			Order order = change.after();
+			if (order.status() == OrderStatus.CANCELLED) {
+				throw new PaymentTooLateException(order);
+			}
+			if (change.changed()) {
+				// Wherever the call waits: on this wheel, in the database, or on another instance.
+				this.delayedCalls.cancel(PaymentTimeouts.CANCEL_IF_UNPAID, id);
+			}
+			return order;
+		});
 	}
 
 	private void recordShipment(String id, Integer attempts, Throwable failure) {

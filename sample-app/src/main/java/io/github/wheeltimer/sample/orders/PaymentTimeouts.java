@@ -1,14 +1,16 @@
 package io.github.wheeltimer.sample.orders;
 
 import java.time.Clock;
-import java.util.concurrent.CompletableFuture;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
 
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Cancels orders that were not paid in time: the delayed call at the heart of the sample.
+ * Cancels orders that were not paid in time: the delayed call at the heart of the sample, and a
+ * durable one: it is a row in the database until it has run, so a restart, a deploy or a crash
+ * does not lose it.
  * <p>
  * It is a bean of its own, not a method of {@link OrderService}, because a delayed method only
  * runs later when it is called through the bean's proxy: {@code this.cancelIfUnpaid(id)} from
@@ -16,6 +18,9 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class PaymentTimeouts {
+
+	/** The durable id of {@link #cancelIfUnpaid(String)}, by which a payment cancels it. */
+	public static final String CANCEL_IF_UNPAID = "PaymentTimeouts.cancelIfUnpaid";
 
 	private final OrderBook orders;
 
@@ -28,16 +33,16 @@ public class PaymentTimeouts {
 
 	/**
 	 * Cancels the order unless it was paid. Calling it returns at once; the method runs
-	 * {@code sample.orders.payment-timeout} later. The future lets {@link OrderService} cancel the
-	 * delayed call when the order is paid, so a paid order does not keep it on the wheel.
+	 * {@code sample.orders.payment-timeout} later, on whichever instance of the shop is running
+	 * then. The order id is the call's key: {@link OrderService#pay(String)} cancels the call by
+	 * it. {@code @Transactional}: the order's change and the end of the delayed call commit
+	 * together, so even a crash in between cannot cancel an order twice.
 	 * @param orderId the order's id
-	 * @return the order's status once the method has run: {@code CANCELLED}, or {@code PAID} if the
-	 * payment came first
 	 */
-	@DelayedExecution(delayString = "${sample.orders.payment-timeout}")
-	public CompletableFuture<OrderStatus> cancelIfUnpaid(String orderId) {
-		Order order = this.orders.update(orderId, (current) -> current.cancel(this.clock.instant())).after();
-		return CompletableFuture.completedFuture(order.status());
+	@DelayedExecution(delayString = "${sample.orders.payment-timeout}", durable = true, key = "#orderId")
+	@Transactional
+	public void cancelIfUnpaid(String orderId) {
+		this.orders.update(orderId, (current) -> current.cancel(this.clock.instant()));
 	}
 
 }
