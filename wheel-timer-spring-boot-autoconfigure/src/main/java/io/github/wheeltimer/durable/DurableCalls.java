@@ -288,12 +288,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return cancelled;
 	}
 
-	/** The caller's thread: the row first, then (after its commit) the wheel. */
+	/**
+	 * The caller's thread: the row first, then (after its commit) the wheel. Once this instance
+	 * has stopped, a call (made by a delayed method still running, say) is written pending, for
+	 * another instance or the next start: accepted as long as the database accepts it.
+	 */
 	@Nullable Object schedule(DurableMethod method, @Nullable String key, String arguments) {
-		if (this.stopped) {
-			throw new IllegalStateException("Durable delayed calls of this instance have stopped: " + method
-					+ " is not accepted");
-		}
 		UUID id = UUID.randomUUID();
 		Duration delay = method.method().delay();
 		Instant due = wholeMicros(now().plus(delay));
@@ -301,15 +301,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
 		this.scheduled.increment();
 		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, id) : null;
+		if (key != null) {
+			// The call it replaced may be on this wheel.
+			afterCommit(() -> dropHeld(method.id(), key));
+		}
 		if (!near) {
 			if (result != null) {
 				this.futures.put(id, new WeakReference<>(result));
 			}
 			return result;
-		}
-		if (key != null) {
-			// The call it replaced may be on this wheel.
-			afterCommit(() -> dropHeld(method.id(), key));
 		}
 		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, result);
 		if (inTransaction()) {
