@@ -136,7 +136,7 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
-	void callsHandedBackAtShutdownRunAfterARestartWithTheirLateness() {
+	void callsHandedBackAtShutdownThatFellDueWhileNoInstanceRanRunAtTheNextStart() {
 		String url = newDatabase();
 		ConfigurableApplicationContext first = start(url);
 		Instant calledAt = Instant.now();
@@ -146,12 +146,25 @@ abstract class DurableCallsContractTests {
 		DurableCalls firstCalls = first.getBean(DurableCalls.class);
 		first.close();
 		assertThat(firstCalls.counts().handedBack()).isEqualTo(5);
+		// No instance runs while the calls fall due.
+		await().atMost(Duration.ofSeconds(5)).until(() -> Instant.now().isAfter(calledAt.plusMillis(600)));
 		ConfigurableApplicationContext second = start(url);
 		awaitRuns(second, 5);
 		assertThat(runs(second)).allSatisfy((run) -> assertThat(instant(run.get("ran_at")))
 			.isAfterOrEqualTo(calledAt.plusMillis(400)));
 		DurableCalls.Counts counts = second.getBean(DurableCalls.class).counts();
 		assertThat(counts.claimed()).isEqualTo(5);
+	}
+
+	@Test
+	void aCallMadeBeforeARestartIsCancelledByKeyAfterIt() {
+		String url = newDatabase();
+		ConfigurableApplicationContext first = start(url);
+		first.getBean(Orders.class).remind(new Order("o-1", 100));
+		first.close();
+		ConfigurableApplicationContext second = start(url);
+		assertThat(second.getBean(DelayedCalls.class).cancel("orders.remind", "o-1")).isTrue();
+		assertThat(calls(second)).isZero();
 	}
 
 	@Test
