@@ -76,9 +76,14 @@ public final class DurableCallStore {
 		this.insert = "INSERT INTO " + this.calls + " (" + DurableDialect.COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0)";
 		this.upsert = dialect.upsertByKey(this.calls);
 		// The start gate: one statement that is both the fence against a falsely declared dead owner
-		// (another instance took the row over) and the cross-instance cancel (the row is gone).
+		// (another instance took the row over) and the cross-instance cancel (the row is gone). The
+		// owner is compared with IS NOT DISTINCT FROM, which no index serves, so that the row is
+		// found by its primary key: with "owner_id = ?", PostgreSQL's statistics (pending rows have
+		// no owner) make the owner index look as selective, and each gate then reads every row this
+		// instance claimed (a backlog of 10,000 drained several times slower).
 		this.start = "UPDATE " + this.calls + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
-				+ " call_key = NULL WHERE id = ? AND owner_id = ? AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1"
+				+ " call_key = NULL WHERE id = ? AND owner_id IS NOT DISTINCT FROM ? AND state = '" + CLAIMED
+				+ "' AND EXISTS (SELECT 1"
 				+ " FROM " + this.instances + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
 		this.releaseDead = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE state IN ('"
 				+ CLAIMED + "', '" + RUNNING + "') AND owner_id NOT IN (SELECT id FROM " + this.instances
@@ -87,6 +92,11 @@ public final class DurableCallStore {
 
 	DataSource dataSource() {
 		return this.dataSource;
+	}
+
+	/** @return the start gate's statement, for a test of its plan */
+	String startStatement() {
+		return this.start;
 	}
 
 	DurableDialect dialect() {
@@ -161,7 +171,7 @@ public final class DurableCallStore {
 	/** @return whether the call was claimed by {@code owner} and is pending again */
 	boolean release(UUID id, UUID owner) {
 		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ?"
-				+ " AND owner_id = ? AND state = '" + CLAIMED + "'", id, owner) == 1;
+				+ " AND owner_id IS NOT DISTINCT FROM ? AND state = '" + CLAIMED + "'", id, owner) == 1;
 	}
 
 	/** Hands every call {@code owner} claimed and has not started back to the other instances. */

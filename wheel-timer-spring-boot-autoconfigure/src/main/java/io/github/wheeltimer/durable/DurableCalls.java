@@ -77,6 +77,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private static final SpelExpressionParser parser = new SpelExpressionParser();
 
+	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
 	private final DurableCallStore store;
 
 	private final DurableSettings settings;
@@ -148,7 +150,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private volatile @Nullable Timeout nextPoll;
 
-	private volatile long lastSweepNanos = Long.MIN_VALUE;
+	/** Polls only: they run one at a time, each armed by the one before, through the timer. */
+	private long lastCleanUpNanos = Long.MIN_VALUE;
 
 	/**
 	 * Creates this instance's share of the durable calls; reaches the database once, to learn
@@ -438,6 +441,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return this.store.dataSource();
 	}
 
+	DurableCallStore store() {
+		return this.store;
+	}
+
 	private void write(Runnable write, DurableCall call, String what) {
 		try {
 			write.run();
@@ -508,11 +515,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				return;
 			}
 			retryDeferred();
+			takeOverDeadOwners();
 			long nowNanos = System.nanoTime();
-			if (this.lastSweepNanos == Long.MIN_VALUE
-					|| nowNanos - this.lastSweepNanos >= this.settings.heartbeatInterval().toNanos()) {
-				this.lastSweepNanos = nowNanos;
-				sweep();
+			if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
+				this.lastCleanUpNanos = nowNanos;
+				cleanUp();
 			}
 			Instant until = now().plus(this.settings.horizon());
 			List<String> claimable = claimableMethods();
@@ -582,13 +589,20 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return claimable;
 	}
 
-	/** Takes over dead instances' calls and removes what is past its retention. */
-	private void sweep() {
+	/**
+	 * Takes over dead instances' calls, at every poll: a dead instance's calls wait at most its
+	 * lease and one poll.
+	 */
+	private void takeOverDeadOwners() {
 		int taken = this.store.releaseDeadOwners();
 		if (taken > 0) {
 			this.takenOver.add(taken);
 			logger.info("Took over " + taken + " durable calls of instances whose lease ran out");
 		}
+	}
+
+	/** Removes what is past its retention: once a minute is plenty, and keeps an idle instance quiet. */
+	private void cleanUp() {
 		this.store.deleteFailedBefore(this.settings.failedRetention());
 		this.store.deleteInstancesSilentFor(this.settings.lease().multipliedBy(10));
 		this.futures.values().removeIf((reference) -> reference.get() == null);

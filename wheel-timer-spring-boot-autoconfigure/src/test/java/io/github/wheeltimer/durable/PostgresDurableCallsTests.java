@@ -21,6 +21,26 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 	}
 
 	@Test
+	void theStartGateFindsItsRowByPrimaryKeyWhenThisInstanceHoldsABacklog() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		// What autovacuum sees in a table with a backlog: most rows pending, with no owner...
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state)"
+				+ " SELECT gen_random_uuid(), 'orders.far', '[\"x\",null]', now(), 'PENDING'"
+				+ " FROM generate_series(1, 20000)");
+		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
+		// ...then this instance claims thousands of them.
+		jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'CLAIMED', owner_id = '00000000-0000-0000-0000-000000000001'"
+				+ " WHERE id IN (SELECT id FROM WHEEL_TIMER_CALL LIMIT 5000)");
+		String gate = app.getBean(DurableCalls.class).store().startStatement();
+		String explain = "EXPLAIN " + gate.replaceFirst("\\?", "'00000000-0000-0000-0000-0000000000aa'::uuid")
+			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
+			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid");
+		String plan = String.join("\n", jdbc.queryForList(explain, String.class));
+		assertThat(plan).contains("wheel_timer_call_pkey").doesNotContain("wheel_timer_call_owner");
+	}
+
+	@Test
 	void theClaimReadsPendingRowsThroughThePartialIndex() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		JdbcTemplate jdbc = jdbc(app);
