@@ -1,0 +1,485 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
+
+/**
+ * Durable delayed calls side by side: ours ({@code @DelayedExecution(durable = true)}) and
+ * db-scheduler, at its defaults and tuned, one after the other in one run, on one real PostgreSQL
+ * started in this process, each system on a fresh database of its own.
+ *
+ * <pre>
+ * wheel-timer-benchmarks/run-durable                 # builds, then the full pass (about 4 minutes)
+ * wheel-timer-benchmarks/run-durable --quick         # smaller counts, shorter waits (about 2 minutes)
+ * wheel-timer-benchmarks/run-durable --systems ours  # some systems only: ours, defaults, tuned
+ * </pre>
+ *
+ * For each system, in this order, with one instance alive from the burst to the end:
+ * <ol>
+ * <li>D3, burst: {@code N} calls are written with no instance running, and all are overdue when
+ * the instance starts; calls run per second from its first run to its last, and how long after
+ * the instance's start the last ran;</li>
+ * <li>D5, idle: statements per second with nothing pending;</li>
+ * <li>D2, lateness: calls paced over some seconds, delays 0.5 to 20 s, each run compared with the
+ * due time the harness computed before scheduling it (so the scheduling itself never counts
+ * against a system; a negative lateness ran early);</li>
+ * <li>D1, scheduling cost: calls due in an hour, one after the other, alone (autocommit) and each
+ * in a transaction of its own;</li>
+ * <li>D4, statements per call: everything the instance and its callers sent while the lateness
+ * calls were scheduled, waited and ran, over their number; and the same for the burst.</li>
+ * </ol>
+ * Between steps the system's database is vacuumed, analyzed and checkpointed
+ * ({@link Postgres#settle}), so that no step pays for PostgreSQL's tidying after an earlier one,
+ * and each starts with the statistics autovacuum would have gathered given time: for the burst,
+ * those of the table full of overdue calls.
+ * The table is printed and written to {@code wheel-timer-benchmarks/target/durable-report.md}; the
+ * statements behind each count go to the log. The test command does not run any of it, and no
+ * test asserts a speed.
+ */
+public final class DurableBenchmark {
+
+	/** What each step may take at most, past the last due time, before the calls left are reported missing. */
+	private static final Duration GRACE = Duration.ofSeconds(15);
+
+	/** The burst's instance needs time to start; a system that never drains must not hold the run. */
+	private static final Duration BURST_CAP = Duration.ofSeconds(120);
+
+	/** D1's rounds (odd: a median is then one of them). */
+	private static final int ROUNDS = 5;
+
+	private static final List<String> ALL_SYSTEMS = List.of("ours", "defaults", "tuned");
+
+	private final Size size;
+
+	private final Postgres postgres;
+
+	/** The database of the system being measured. */
+	private String database;
+
+	private long nextCall = 1;
+
+	private DurableBenchmark(Size size, Postgres postgres) {
+		this.size = size;
+		this.postgres = postgres;
+	}
+
+	public static void main(String[] args) throws Exception {
+		List<String> arguments = Arrays.asList(args);
+		Size size = arguments.contains("--quick") ? Size.QUICK : Size.FULL;
+		List<String> systems = systemsArgument(args);
+		Map<String, Result> results = new LinkedHashMap<>();
+		String postgresVersion;
+		try (Postgres postgres = Postgres.start()) {
+			postgresVersion = postgres.version();
+			DurableBenchmark benchmark = new DurableBenchmark(size, postgres);
+			for (String system : systems) {
+				benchmark.database = "bench_" + system;
+				String url = postgres.createDatabase(benchmark.database);
+				String label = system;
+				Result result = new Result();
+				result.commitBefore = postgres.commitMicros();
+				MachineLoad before = MachineLoad.now();
+				try (DurableSystem durable = create(system, url)) {
+					label = durable.label();
+					System.err.printf("== %s%n", label);
+					benchmark.measure(durable, result);
+				}
+				catch (Exception | LinkageError ex) {
+					// A system that fails must not end the run; the rows it got through keep their
+					// figures.
+					System.err.printf("%s failed: %s%n", label, ex);
+					ex.printStackTrace();
+					result.failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
+				}
+				result.otherCores = MachineLoad.now().otherCoresSince(before);
+				result.commitAfter = postgres.commitMicros();
+				System.err.printf(Locale.ROOT, "  other work on the machine meanwhile: %.2f cores; a commit took %.0f µs "
+						+ "before, %.0f µs after%n", result.otherCores, result.commitBefore, result.commitAfter);
+				results.put(label, result);
+				System.gc();
+			}
+		}
+		String report = header(size, postgresVersion) + table(results, size) + footer(size, results);
+		System.out.println(report);
+		Path file = Path.of("wheel-timer-benchmarks", "target", "durable-report.md");
+		if (Files.isDirectory(file.getParent())) {
+			Files.writeString(file, report);
+			System.err.println("Written to " + file);
+		}
+		// A system's threads that failed to stop must not keep the JVM alive.
+		System.exit(0);
+	}
+
+	private static List<String> systemsArgument(String[] args) {
+		for (int i = 0; i < args.length - 1; i++) {
+			if (args[i].equals("--systems")) {
+				return List.of(args[i + 1].split(","));
+			}
+		}
+		return ALL_SYSTEMS;
+	}
+
+	private static DurableSystem create(String system, String url) throws SQLException {
+		return switch (system) {
+			case "defaults" -> DbSchedulerSystem.defaults(url);
+			case "tuned" -> DbSchedulerSystem.tuned(url);
+			case "ours" -> new OursSystem(url);
+			default -> throw new IllegalArgumentException(
+					"Unknown system " + system + ", expected one of " + ALL_SYSTEMS);
+		};
+	}
+
+	private void measure(DurableSystem system, Result result) throws Exception {
+		burst(system, result);
+		settle();
+		idle(system, result);
+		settle();
+		lateness(system, result);
+		scheduleCost(system, result);
+		long strays = CallLog.strays();
+		if (strays > 0) {
+			System.err.printf("  %d runs so far that no step expected (late leftovers or second runs)%n", strays);
+		}
+	}
+
+	/** D3: {@code N} calls overdue when the instance starts. */
+	private void burst(DurableSystem system, Result result) throws Exception {
+		int count = this.size.burst;
+		long first = take(count);
+		System.err.printf("  burst: writing %,d calls with no instance running%n", count);
+		settle();
+		DurableSystem.Backlog backlog = system.prepareBacklog(first, count);
+		settle();
+		sleepUntil(backlog.allDueBy().plusMillis(200));
+		CallLog.Recorder recorder = CallLog.expect(first, count);
+		Counts before = countsOf(system);
+		long startedAt = CallLog.nowMicros();
+		system.start();
+		double startup = (CallLog.nowMicros() - startedAt) / 1e6;
+		recorder.awaitAll(startedAt + BURST_CAP.toNanos() / 1_000);
+		Counts ran = countsOf(system).minus(before);
+		long[] firstAndLast = recorder.firstAndLastRun();
+		int done = recorder.ran();
+		double seconds = (firstAndLast[1] - firstAndLast[0]) / 1e6;
+		result.throughput = (done > 1 && seconds > 0) ? (done - 1) / seconds : Double.NaN;
+		result.burstText = String.format(Locale.ROOT,
+				"%,.0f calls/s; the last ran %.1f s after the instance was started (its startup: %.1f s)",
+				result.throughput, (firstAndLast[1] - startedAt) / 1e6, startup);
+		CallLog.Lateness lateness = recorder.lateness();
+		if (lateness.missing() > 0 || lateness.twice() > 0) {
+			result.burstText += String.format(Locale.ROOT, " (%,d never ran, %,d ran twice)", lateness.missing(),
+					lateness.twice());
+		}
+		result.burstStatements = (backlog.scheduling().statements() + ran.statements()) / (double) count;
+		result.burstCommits = (backlog.scheduling().commits() + ran.commits()) / (double) count;
+		System.err.printf("  burst: %s%n  burst: %,d statements to schedule, %,d to run and finish:%n%s",
+				result.burstText, backlog.scheduling().statements(), ran.statements(), ran.describe("    "));
+	}
+
+	/** D5: statements per second with nothing pending. */
+	private void idle(DurableSystem system, Result result) throws InterruptedException {
+		// Whatever the burst left to tidy up is not idling.
+		Thread.sleep(2_000);
+		Counts before = system.counter().counts();
+		long start = System.nanoTime();
+		Thread.sleep(this.size.idle.toMillis());
+		Counts idle = system.counter().counts().minus(before);
+		double seconds = (System.nanoTime() - start) / 1e9;
+		result.idlePerSecond = idle.statements() / seconds;
+		System.err.printf("  idle: %.2f statements/s over %.0f s:%n%s", result.idlePerSecond, seconds,
+				idle.describe("    "));
+	}
+
+	/** D2, and D4's spread figure. */
+	private void lateness(DurableSystem system, Result result) throws InterruptedException {
+		int count = this.size.lateness;
+		long first = take(count);
+		CallLog.Recorder recorder = CallLog.expect(first, count);
+		// The same delays, in the same order, for every system.
+		SplittableRandom random = new SplittableRandom(42);
+		long spacingNanos = this.size.latenessPacing.toNanos() / count;
+		System.err.printf("  lateness: %,d calls over %d s%n", count, this.size.latenessPacing.toSeconds());
+		Counts before = system.counter().counts();
+		long start = System.nanoTime();
+		long lastDue = 0;
+		for (int i = 0; i < count; i++) {
+			// Paced against absolute times: a late wake-up of this thread is caught up on, not carried.
+			long target = start + i * spacingNanos;
+			long wait;
+			while ((wait = target - System.nanoTime()) > 0) {
+				LockSupport.parkNanos(wait);
+			}
+			Delay delay = Delay.SPREAD.get(random.nextInt(Delay.SPREAD.size()));
+			long due = CallLog.nowMicros() + delay.micros();
+			system.schedule(first + i, delay, due);
+			lastDue = Math.max(lastDue, due);
+		}
+		recorder.awaitAll(lastDue + system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000);
+		Counts counts = system.counter().counts().minus(before);
+		result.lateness = recorder.lateness();
+		result.spreadStatements = counts.statements() / (double) count;
+		result.spreadCommits = counts.commits() / (double) count;
+		System.err.printf("  lateness: %s%n  lateness: %,d statements:%n%s", result.lateness.text(),
+				counts.statements(), counts.describe("    "));
+	}
+
+	/**
+	 * D1: one call after the other, due in an hour, alone and each in a transaction of its own. The
+	 * two alternate in {@link #ROUNDS} rounds, and each figure is the median of its rounds' means:
+	 * on 2 shared cores a build starting beside us shifts a round or two, not the median. The
+	 * database is settled after the warm-up, when the table holds its calls: statistics of an empty
+	 * table would have PostgreSQL scan it whole for each lookup of db-scheduler's.
+	 */
+	private void scheduleCost(DurableSystem system, Result result) throws SQLException {
+		for (int i = 0; i < this.size.scheduleWarmUp; i++) {
+			schedule(system);
+			system.transactions().executeWithoutResult((status) -> schedule(system));
+		}
+		settle();
+		int perRound = this.size.schedule / ROUNDS;
+		long[][] alone = new long[ROUNDS][perRound];
+		long[][] inTransaction = new long[ROUNDS][perRound];
+		long[][] wholeTransaction = new long[ROUNDS][perRound];
+		Counts aloneCounts = new Counts(0, 0, Map.of());
+		Counts transactionCounts = new Counts(0, 0, Map.of());
+		for (int round = 0; round < ROUNDS; round++) {
+			Counts before = system.counter().counts();
+			for (int i = 0; i < perRound; i++) {
+				long start = System.nanoTime();
+				schedule(system);
+				alone[round][i] = System.nanoTime() - start;
+			}
+			Counts afterAlone = system.counter().counts();
+			for (int i = 0; i < perRound; i++) {
+				long[] callNanos = inTransaction[round];
+				int index = i;
+				long start = System.nanoTime();
+				system.transactions().executeWithoutResult((status) -> {
+					long callStart = System.nanoTime();
+					schedule(system);
+					callNanos[index] = System.nanoTime() - callStart;
+				});
+				wholeTransaction[round][i] = System.nanoTime() - start;
+			}
+			aloneCounts = aloneCounts.plus(afterAlone.minus(before));
+			transactionCounts = transactionCounts.plus(system.counter().counts().minus(afterAlone));
+		}
+		int calls = perRound * ROUNDS;
+		result.scheduleAlone = Timing.of(alone, aloneCounts, calls);
+		result.scheduleInTransaction = Timing.of(inTransaction, transactionCounts, calls);
+		result.wholeTransaction = Timing.of(wholeTransaction, transactionCounts, calls);
+		System.err.printf("  schedule alone: %s%n%s", result.scheduleAlone.text(), aloneCounts.describe("    "));
+		System.err.printf("  schedule in a transaction: %s; whole transaction %s%n%s",
+				result.scheduleInTransaction.text(), result.wholeTransaction.text(), transactionCounts.describe("    "));
+	}
+
+	private void schedule(DurableSystem system) {
+		long callNumber = take(1);
+		system.schedule(callNumber, Delay.ONE_HOUR, CallLog.nowMicros() + Delay.ONE_HOUR.micros());
+	}
+
+	private void settle() throws SQLException {
+		this.postgres.settle(this.database);
+	}
+
+	/** Numbers for {@code count} new calls: no two calls of the run share a number. */
+	private long take(int count) {
+		long first = this.nextCall;
+		this.nextCall += count;
+		return first;
+	}
+
+	/** The instance's counts, or none before it exists (ours counts per application context). */
+	private static Counts countsOf(DurableSystem system) {
+		CountingDataSource counter = system.counter();
+		return (counter != null) ? counter.counts() : new Counts(0, 0, Map.of());
+	}
+
+	private static void sleepUntil(Instant instant) throws InterruptedException {
+		long millis = Duration.between(Instant.now(), instant).toMillis();
+		if (millis > 0) {
+			System.err.printf("  waiting %.1f s until every call is overdue%n", millis / 1e3);
+			Thread.sleep(millis);
+		}
+	}
+
+	private static String header(Size size, String postgresVersion) {
+		return String.format(Locale.ROOT,
+				"## Durable delayed calls, %s pass%n%n%s, %s %s, %d cores, %s; PostgreSQL %s (embedded; "
+						+ "synchronous_commit on; VACUUM ANALYZE and CHECKPOINT between steps), one database "
+						+ "per system%n%n",
+				size.name().toLowerCase(Locale.ROOT), LocalDate.now(), System.getProperty("java.vm.name"),
+				System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
+				System.getProperty("os.name"), postgresVersion);
+	}
+
+	private static String table(Map<String, Result> results, Size size) {
+		StringBuilder table = new StringBuilder("| row | what |");
+		results.keySet().forEach((label) -> table.append(' ').append(label).append(" |"));
+		table.append("\n|---|---|").append("---|".repeat(results.size())).append('\n');
+		row(table, "D1", "schedule one call, alone (autocommit): µs per call", results,
+				(r) -> r.scheduleAlone.text());
+		row(table, "D1t", "schedule one call in a transaction: µs for the call (for the whole transaction)", results,
+				(r) -> r.scheduleInTransaction.micros() + " (" + r.wholeTransaction.micros() + ")");
+		row(table, "D2",
+				String.format(Locale.ROOT, "lateness, %,d calls paced over %d s, delays 0.5–20 s", size.lateness,
+						size.latenessPacing.toSeconds()),
+				results, (r) -> r.lateness.text());
+		row(table, "D3", String.format(Locale.ROOT, "throughput, %,d calls overdue when an instance starts", size.burst),
+				results, (r) -> r.burstText);
+		row(table, "D4", "statements per call: schedule + run + finish (+ commits)", results,
+				(r) -> String.format(Locale.ROOT, "%.2f (+%.2f) paced; %.2f (+%.2f) burst", r.spreadStatements,
+						r.spreadCommits, r.burstStatements, r.burstCommits));
+		row(table, "D4s", "of which scheduling one call, alone / in a transaction (+ commits)", results,
+				(r) -> String.format(Locale.ROOT, "%.2f / %.2f (+%.2f)", r.scheduleAlone.statementsPerCall(),
+						r.scheduleInTransaction.statementsPerCall(), r.scheduleInTransaction.commitsPerCall()));
+		row(table, "D5", String.format(Locale.ROOT, "idle statements per second (over %d s)", size.idle.toSeconds()),
+				results, (r) -> String.format(Locale.ROOT, "%.2f", r.idlePerSecond));
+		return table.toString();
+	}
+
+	private static void row(StringBuilder table, String id, String title, Map<String, Result> results,
+			java.util.function.Function<Result, String> cell) {
+		table.append("| ").append(id).append(" | ").append(title).append(" |");
+		for (Result result : results.values()) {
+			String text;
+			try {
+				text = cell.apply(result);
+			}
+			catch (RuntimeException ex) {
+				// A system that failed before this row's step.
+				text = (result.failure != null) ? "failed: " + result.failure : "–";
+			}
+			table.append(' ').append(text.replace("|", "\\|")).append(" |");
+		}
+		table.append('\n');
+	}
+
+	private static String footer(Size size, Map<String, Result> results) {
+		StringBuilder footer = new StringBuilder(String.format(Locale.ROOT,
+				"%nD1: %,d calls of each kind, alternating in %d rounds, after %,d unmeasured, due in an hour; "
+						+ "the median of the rounds' means. D2: lateness against the due time read before each "
+						+ "call; \"early\" ran before it. D4 paced: everything sent while the D2 calls were "
+						+ "scheduled, waited (polling included) and ran, over their number; burst: the D3 calls' "
+						+ "scheduling and their run. A batch counts as one statement; commits are counted apart.%n%n"
+						+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for "
+						+ "figures worth comparing), and what a one-row autocommit insert took before and after "
+						+ "(the disk's flush):",
+				size.schedule, ROUNDS, size.scheduleWarmUp));
+		results.forEach((label, result) -> footer.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f/%.0f µs;",
+				label, result.otherCores, result.commitBefore, result.commitAfter)));
+		footer.setLength(footer.length() - 1);
+		return footer.append(".\n").toString();
+	}
+
+	/** How much of each step: FULL for the table, QUICK to see that everything works. */
+	enum Size {
+
+		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000),
+
+		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500);
+
+		final int burst;
+
+		final Duration idle;
+
+		final int lateness;
+
+		final Duration latenessPacing;
+
+		final int scheduleWarmUp;
+
+		final int schedule;
+
+		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule) {
+			this.burst = burst;
+			this.idle = idle;
+			this.lateness = lateness;
+			this.latenessPacing = latenessPacing;
+			this.scheduleWarmUp = scheduleWarmUp;
+			this.schedule = schedule;
+		}
+
+	}
+
+	/** A typical mean and the p99 of some rounds of durations, with the statements they took. */
+	record Timing(double meanMicros, double p99Micros, double statementsPerCall, double commitsPerCall) {
+
+		/** The median of the rounds' means, and the p99 of every call. */
+		static Timing of(long[][] rounds, Counts counts, int calls) {
+			double[] means = Arrays.stream(rounds)
+				.mapToDouble((round) -> Arrays.stream(round).average().orElse(Double.NaN))
+				.sorted()
+				.toArray();
+			double median = means[means.length / 2] / 1e3;
+			long[] all = Arrays.stream(rounds).flatMapToLong(Arrays::stream).sorted().toArray();
+			double p99 = all[Math.max(0, (int) Math.ceil(0.99 * all.length) - 1)] / 1e3;
+			return new Timing(median, p99, counts.statements() / (double) calls, counts.commits() / (double) calls);
+		}
+
+		String micros() {
+			return String.format(Locale.ROOT, "%s µs", number(this.meanMicros));
+		}
+
+		String text() {
+			return String.format(Locale.ROOT, "%s µs (p99 %s)", number(this.meanMicros), number(this.p99Micros));
+		}
+
+		private static String number(double micros) {
+			return String.format(Locale.ROOT, (micros >= 100) ? "%,.0f" : "%.1f", micros);
+		}
+
+	}
+
+	/** One system's figures; a step that failed leaves its fields, and those of the steps after it, unset. */
+	static final class Result {
+
+		/** Why the system stopped short, if it did. */
+		String failure;
+
+		Timing scheduleAlone;
+
+		Timing scheduleInTransaction;
+
+		Timing wholeTransaction;
+
+		CallLog.Lateness lateness;
+
+		double throughput = Double.NaN;
+
+		String burstText;
+
+		double burstStatements = Double.NaN;
+
+		double burstCommits = Double.NaN;
+
+		double spreadStatements = Double.NaN;
+
+		double spreadCommits = Double.NaN;
+
+		double idlePerSecond = Double.NaN;
+
+		/** CPU that work other than this run used meanwhile, in cores. */
+		double otherCores = Double.NaN;
+
+		/** A one-row autocommit insert before and after the system's turn, in µs. */
+		double commitBefore = Double.NaN;
+
+		double commitAfter = Double.NaN;
+
+	}
+
+}

@@ -1,0 +1,54 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * One system of durable delayed calls, on its own fresh database of the shared PostgreSQL. Every
+ * call it runs reports to {@link CallLog#ran(long, long)} with the number and the due time it was
+ * given.
+ */
+interface DurableSystem extends AutoCloseable {
+
+	/** The column's heading. */
+	String label();
+
+	/**
+	 * Writes {@code count} calls, numbered from {@code firstCall}, with no instance of the system
+	 * running them, so that all of them are due at once when {@link #start()} brings one up.
+	 * @return when the last of them is due, and the statements it took to schedule them
+	 */
+	Backlog prepareBacklog(long firstCall, int count) throws Exception;
+
+	/** Starts the instance that runs the calls, and stays up until {@link #close()}. */
+	void start() throws Exception;
+
+	/**
+	 * Schedules one call, from the caller's thread, in the caller's transaction if there is one.
+	 * @param dueAtEpochMicros when the harness wants it to run: its clock read before this call,
+	 * plus the delay, so the time a system takes to schedule never counts against it
+	 */
+	void schedule(long callNumber, Delay delay, long dueAtEpochMicros);
+
+	/** Transactions on the same DataSource the system writes its calls to. */
+	TransactionTemplate transactions();
+
+	/** Counts what the running instance, and calls scheduled through it, send to the database. */
+	CountingDataSource counter();
+
+	/** The longest a due call may wait for the system to look for it: how long to wait past a due time. */
+	Duration lookInterval();
+
+	@Override
+	void close();
+
+	/**
+	 * @param allDueBy when the last call of the backlog is due
+	 * @param scheduling the statements it took to schedule them
+	 */
+	record Backlog(Instant allDueBy, CountingDataSource.Counts scheduling) {
+	}
+
+}

@@ -1,0 +1,125 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/**
+ * One real PostgreSQL server for the whole run, started from the binaries in a Maven artifact
+ * (no service, no Docker), with a fresh database per system: no system sees another's tables,
+ * rows or dead tuples, and none pays for another's vacuum.
+ * <p>
+ * {@code synchronous_commit} is put back to PostgreSQL's default, {@code on}: the embedded server
+ * turns it off, which would make every commit free of the WAL flush a real database pays for.
+ * <p>
+ * Background work: PostgreSQL writes its dirty pages out every 5 minutes (a checkpoint), and
+ * vacuums and analyzes a table some time after many of its rows changed (autovacuum). Either
+ * landed on whichever system happened to be measured then, and doubled its scheduling cost; and
+ * whether autovacuum had analyzed a table yet decided its query plans. Both are done between steps
+ * instead ({@link #settle(String)}), outside of any measurement, for every system alike; the timed
+ * checkpoints are put off past the run's end and autovacuum is off.
+ */
+final class Postgres implements AutoCloseable {
+
+	static final String USER = "postgres";
+
+	private final EmbeddedPostgres server;
+
+	private Postgres(EmbeddedPostgres server) {
+		this.server = server;
+	}
+
+	static Postgres start() throws IOException {
+		return new Postgres(EmbeddedPostgres.builder()
+			.setServerConfig("synchronous_commit", "on")
+			.setServerConfig("checkpoint_timeout", "1h")
+			.setServerConfig("autovacuum", "off")
+			.start());
+	}
+
+	/** Creates a new, empty database and returns its JDBC URL. */
+	String createDatabase(String name) throws SQLException {
+		// A name, not input: the harness's own "bench_" + system.
+		try (Connection connection = this.server.getPostgresDatabase().getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute("DROP DATABASE IF EXISTS " + name);
+			statement.execute("CREATE DATABASE " + name);
+		}
+		return url(name);
+	}
+
+	/**
+	 * Vacuums and analyzes a system's database and writes every dirty page out, so that no step
+	 * pays for the leftovers of an earlier one.
+	 */
+	void settle(String database) throws SQLException {
+		try (Connection connection = this.server.getDatabase(USER, database).getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute("VACUUM ANALYZE");
+			statement.execute("CHECKPOINT");
+		}
+	}
+
+	/**
+	 * The mean time of a one-row insert in autocommit, in µs, over a scratch table of the server's
+	 * own database: mostly the WAL flush of its commit, the disk's share of every figure. Measured
+	 * before and after each system's turn; on a disk that other work shares, it moves.
+	 */
+	double commitMicros() throws SQLException {
+		int inserts = 200;
+		try (Connection connection = this.server.getPostgresDatabase().getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS commit_probe (id INT)");
+			long start = System.nanoTime();
+			for (int i = 0; i < inserts; i++) {
+				statement.execute("INSERT INTO commit_probe VALUES (1)");
+			}
+			double micros = (System.nanoTime() - start) / 1e3 / inserts;
+			statement.execute("TRUNCATE commit_probe");
+			return micros;
+		}
+	}
+
+	String url(String database) {
+		return "jdbc:postgresql://localhost:" + this.server.getPort() + "/" + database;
+	}
+
+	/** A pool like Spring Boot's default one (HikariCP, 10 connections), for a system that builds its own. */
+	static HikariDataSource pool(String url, String name) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url);
+		config.setUsername(USER);
+		config.setPoolName(name);
+		return new HikariDataSource(config);
+	}
+
+	/** One value of a query, such as a row count, outside of any system's counting. */
+	static long queryForLong(DataSource dataSource, String sql) throws SQLException {
+		try (Connection connection = dataSource.getConnection();
+				Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(sql)) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	String version() throws SQLException {
+		try (Connection connection = this.server.getPostgresDatabase().getConnection()) {
+			return connection.getMetaData().getDatabaseProductVersion();
+		}
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.server.close();
+	}
+
+}

@@ -1,0 +1,13 @@
+/**
+ * Durable delayed calls measured side by side: ours ({@code @DelayedExecution(durable = true)})
+ * and db-scheduler 16.12, at its defaults and tuned, on one PostgreSQL started in this process.
+ * <p>
+ * From the root of the repository:
+ * <pre>
+ * wheel-timer-benchmarks/run-durable           # builds, then the full pass
+ * wheel-timer-benchmarks/run-durable --quick   # a smaller pass
+ * </pre>
+ * {@link io.github.wheeltimer.benchmarks.durable.DurableBenchmark} says what each row measures.
+ * The test command does not run any of it, and no test asserts a speed.
+ */
+package io.github.wheeltimer.benchmarks.durable;
