@@ -148,7 +148,8 @@ public final class DurableCall implements DelayedTask, Runnable {
 		try {
 			values = this.method.arguments().read(this.arguments);
 		}
-		catch (IllegalArgumentException unreadable) {
+		catch (RuntimeException unreadable) {
+			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
 			calls.unreadable(this, unreadable);
 			return;
 		}
@@ -215,7 +216,7 @@ public final class DurableCall implements DelayedTask, Runnable {
 		return "durable call " + this.id + " to " + this.method + " due at " + this.due;
 	}
 
-	static void logUnreadable(DurableCall call, IllegalArgumentException ex) {
+	static void logUnreadable(DurableCall call, RuntimeException ex) {
 		logger.error("Durable call " + call.id + " to " + call.method + " cannot run and is marked failed: "
 				+ ex.getMessage());
 	}

@@ -16,6 +16,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -113,8 +114,22 @@ public final class DurableCallStore {
 	 * @param owner the instance that holds it from birth, or {@code null} if it is left pending
 	 */
 	void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due, @Nullable UUID owner) {
-		this.jdbc.update((key != null) ? this.upsert : this.insert, id, methodId, key, arguments, timestamp(due),
-				(owner != null) ? CLAIMED : PENDING, owner);
+		Object[] values = { id, methodId, key, arguments, timestamp(due), (owner != null) ? CLAIMED : PENDING, owner };
+		if (key == null) {
+			this.jdbc.update(this.insert, values);
+			return;
+		}
+		try {
+			this.jdbc.update(this.upsert, values);
+		}
+		catch (DuplicateKeyException raced) {
+			// H2's MERGE is an update, then an insert: two callers replacing one key at once can both
+			// insert. The second finds the first's row now, and replaces it.
+			if (this.dialect != DurableDialect.H2) {
+				throw raced;
+			}
+			this.jdbc.update(this.upsert, values);
+		}
 	}
 
 	/** @return the number of calls cancelled: 0 or 1 */

@@ -145,6 +145,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private volatile boolean stopped;
 
+	/**
+	 * Heartbeats go on after {@link #stop()}, until {@link #destroy()}: calls still running while
+	 * the timers wait for them must not be taken over as a dead instance's.
+	 */
+	private volatile boolean beating = true;
+
 	/** The last database failure of a poll or heartbeat; {@code null} once one succeeds again. */
 	private volatile @Nullable DataAccessException outage;
 
@@ -236,22 +242,27 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					+ "'; the ids are " + new TreeMap<>(this.methods).keySet());
 		}
 		String text = key.toString();
+		// Read before the statement: a call made with this key after it must stay on the wheel.
+		UUID before = this.heldByKey.get(heldKey(methodId, text));
 		boolean cancelled = this.store.cancel(methodId, text) > 0;
-		if (cancelled) {
-			afterCommit(() -> dropHeld(methodId, text));
+		if (cancelled && before != null) {
+			afterCommit(() -> dropHeld(methodId, text, before));
 		}
 		return cancelled;
 	}
 
 	/**
-	 * Takes a cancelled or replaced call off this instance's wheel, if it holds it. Only frees
-	 * memory early: the start gate would find its row gone anyway.
+	 * Takes a cancelled or replaced call off this instance's wheel, if it still holds it: only
+	 * that call, never a newer one made with the same key in between. Frees memory early (the
+	 * start gate would find its row gone anyway); the release is a no-op then, and only hands the
+	 * row back if it is somehow still there.
 	 */
-	private void dropHeld(String methodId, String key) {
-		UUID id = this.heldByKey.remove(heldKey(methodId, key));
-		Timeout timeout = (id != null) ? this.held.remove(id) : null;
-		if (timeout != null) {
-			timeout.cancel();
+	private void dropHeld(String methodId, String key, UUID id) {
+		this.heldByKey.remove(heldKey(methodId, key), id);
+		Timeout timeout = this.held.get(id);
+		if (timeout != null && timeout.cancel() && timeout.task() instanceof DurableCall call) {
+			release(call);
+			write(() -> this.store.release(id, this.instance), call, "released");
 		}
 	}
 
@@ -269,6 +280,22 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			}
 
 		});
+	}
+
+	/** Runs if the current thread's transaction on the database rolls back; never without one. */
+	private void afterRollback(Runnable action) {
+		if (inTransaction()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public void afterCompletion(int status) {
+					if (status == STATUS_ROLLED_BACK) {
+						action.run();
+					}
+				}
+
+			});
+		}
 	}
 
 	private static String heldKey(String methodId, String key) {
@@ -298,19 +325,24 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 */
 	@Nullable Object schedule(DurableMethod method, @Nullable String key, String arguments) {
 		UUID id = UUID.randomUUID();
+		// Read before the statement: only the call this one replaces leaves the wheel.
+		UUID replaced = (key != null) ? this.heldByKey.get(heldKey(method.id(), key)) : null;
 		Duration delay = method.method().delay();
 		Instant due = wholeMicros(now().plus(delay));
 		boolean near = this.running && delay.compareTo(this.settings.horizon()) <= 0;
 		this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
 		this.scheduled.increment();
 		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, id) : null;
-		if (key != null) {
-			// The call it replaced may be on this wheel.
-			afterCommit(() -> dropHeld(method.id(), key));
+		if (key != null && replaced != null) {
+			afterCommit(() -> dropHeld(method.id(), key, replaced));
 		}
 		if (!near) {
 			if (result != null) {
 				this.futures.put(id, new WeakReference<>(result));
+				afterRollback(() -> {
+					this.futures.remove(id);
+					result.rolledBack();
+				});
 			}
 			return result;
 		}
@@ -320,7 +352,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 				@Override
 				public void afterCompletion(int status) {
-					if (status == STATUS_COMMITTED) {
+					// Unknown (the connection broke during the commit): the row may be there, claimed by
+					// us; held, its gate finds out. Only a rollback certainly removed it.
+					if (status != STATUS_ROLLED_BACK) {
 						hold(call);
 					}
 					else if (result != null) {
@@ -408,7 +442,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				"marked failed");
 	}
 
-	void unreadable(DurableCall call, IllegalArgumentException ex) {
+	void unreadable(DurableCall call, RuntimeException ex) {
 		this.failed.increment();
 		DurableCall.logUnreadable(call, ex);
 		write(() -> this.store.fail(call.id(), "unreadable: " + ex.getMessage()), call, "marked failed");
@@ -431,10 +465,23 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 	}
 
-	/** Finishes a row inside the running method's own transaction. */
+	/**
+	 * Finishes a row inside the running method's own transaction, and counts it finished only once
+	 * that transaction commits: rolled back (a {@code setRollbackOnly()} without an exception, say),
+	 * the delete is undone and the row is finished on its own afterwards.
+	 */
 	void finishInTransaction(DurableCall call) {
 		this.store.finish(call.id());
-		call.finishedInTransaction();
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCompletion(int status) {
+				if (status == STATUS_COMMITTED) {
+					call.finishedInTransaction();
+				}
+			}
+
+		});
 	}
 
 	DataSource dataSource() {
@@ -491,7 +538,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	private void heartbeat(Timeout timeout) {
-		if (this.stopped) {
+		if (!this.beating) {
 			return;
 		}
 		try {
@@ -502,7 +549,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			outage(ex, "heartbeat");
 		}
 		finally {
-			if (!this.stopped) {
+			if (this.beating) {
 				this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
 						TimeUnit.NANOSECONDS);
 			}
@@ -659,6 +706,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.held.clear();
 		this.heldByKey.clear();
 		try {
+			// Finishes and failures that waited for the database first: their calls must not run again.
+			retryDeferred();
 			int released = this.store.releaseAll(this.instance);
 			this.handedBack.add(released);
 			if (released > 0) {
@@ -685,9 +734,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	public void destroy() {
 		this.stopped = true;
 		this.running = false;
+		this.beating = false;
 		this.pollTimer.stop();
 		this.heartbeatTimer.stop();
 		try {
+			retryDeferred();
 			this.store.unregister(this.instance);
 		}
 		catch (DataAccessException ex) {

@@ -32,6 +32,7 @@ final class DurableCompletionInterceptor implements MethodInterceptor {
 		DurableCall call = DurableCall.running();
 		if (call == null || call.method().returnsFuture() || !isCallOf(call, invocation)
 				|| !TransactionSynchronizationManager.isActualTransactionActive()
+				|| TransactionSynchronizationManager.isCurrentTransactionReadOnly()
 				|| !TransactionSynchronizationManager.hasResource(this.calls.getObject().dataSource())) {
 			return invocation.proceed();
 		}

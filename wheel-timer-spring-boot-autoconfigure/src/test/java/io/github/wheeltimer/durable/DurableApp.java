@@ -14,6 +14,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
 /**
  * An application with durable delayed methods that record each run in a table of the same
@@ -75,6 +76,14 @@ public class DurableApp {
 		public CompletableFuture<String> quote(String orderId) {
 			record(orderId, "quote", null);
 			return CompletableFuture.completedFuture("quote for " + orderId);
+		}
+
+		/** Records its run, then rolls its own transaction back without throwing. */
+		@DelayedExecution(delay = 200, durable = true)
+		@Transactional
+		public void changeItsMind(String orderId) {
+			record(orderId, "changed its mind", null);
+			TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
 		}
 
 		@DelayedExecution(delay = 200, durable = true)

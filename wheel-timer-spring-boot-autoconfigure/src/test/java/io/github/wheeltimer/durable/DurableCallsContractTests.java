@@ -243,6 +243,16 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aTransactionalCallThatRollsItselfBackStillEndsItsRow() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		app.getBean(Orders.class).changeItsMind("o-1");
+		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableCalls.class).counts().ran() == 1);
+		// Its effects rolled back with its transaction, and the row was finished on its own.
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		assertThat(runs(app)).isEmpty();
+	}
+
+	@Test
 	void anUnreadableRowIsMarkedFailedAndDoesNotBlockTheOthers() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		JdbcTemplate jdbc = jdbc(app);
