@@ -95,6 +95,16 @@ public final class DurableCallStore {
 		return this.dataSource;
 	}
 
+	/**
+	 * @return the claim's select for that many method ids; parameters: the due time to claim up
+	 * to, the method ids, the limit
+	 */
+	String claimStatement(int methodIds) {
+		return "SELECT id, method_id, call_key, arguments, due_at, attempts FROM " + this.calls + " WHERE state = '"
+				+ PENDING + "' AND due_at <= ? AND method_id IN (" + String.join(", ", Collections.nCopies(methodIds, "?"))
+				+ ") ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
+	}
+
 	/** @return the start gate's statement, for a test of its plan */
 	String startStatement() {
 		return this.start;
@@ -151,14 +161,11 @@ public final class DurableCallStore {
 		if (methodIds.isEmpty()) {
 			return List.of();
 		}
-		String ids = String.join(", ", Collections.nCopies(methodIds.size(), "?"));
 		List<Object> arguments = new ArrayList<>();
 		arguments.add(timestamp(until));
 		arguments.addAll(methodIds);
 		arguments.add(limit);
-		String select = "SELECT id, method_id, call_key, arguments, due_at, attempts FROM " + this.calls
-				+ " WHERE state = '" + PENDING + "' AND due_at <= ? AND method_id IN (" + ids + ")"
-				+ " ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
+		String select = claimStatement(methodIds.size());
 		List<Row> rows = this.ownTransaction.execute((status) -> {
 			List<Row> claimed = this.jdbc.query(select, DurableCallStore::row, arguments.toArray());
 			if (!claimed.isEmpty()) {

@@ -17,6 +17,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
 import java.util.stream.Collectors;
 
@@ -272,30 +273,34 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			action.run();
 			return;
 		}
-		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-			@Override
-			public void afterCommit() {
+		afterCompletion((status) -> {
+			if (status == TransactionSynchronization.STATUS_COMMITTED) {
 				action.run();
 			}
-
 		});
 	}
 
 	/** Runs if the current thread's transaction on the database rolls back; never without one. */
 	private void afterRollback(Runnable action) {
 		if (inTransaction()) {
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-				@Override
-				public void afterCompletion(int status) {
-					if (status == STATUS_ROLLED_BACK) {
-						action.run();
-					}
+			afterCompletion((status) -> {
+				if (status == TransactionSynchronization.STATUS_ROLLED_BACK) {
+					action.run();
 				}
-
 			});
 		}
+	}
+
+	/** Tells {@code action} how the current thread's transaction ended, once it has. */
+	private static void afterCompletion(IntConsumer action) {
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCompletion(int status) {
+				action.accept(status);
+			}
+
+		});
 	}
 
 	private static String heldKey(String methodId, String key) {
@@ -348,20 +353,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, result);
 		if (inTransaction()) {
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-				@Override
-				public void afterCompletion(int status) {
-					// Unknown (the connection broke during the commit): the row may be there, claimed by
-					// us; held, its gate finds out. Only a rollback certainly removed it.
-					if (status != STATUS_ROLLED_BACK) {
-						hold(call);
-					}
-					else if (result != null) {
-						result.rolledBack();
-					}
+			afterCompletion((status) -> {
+				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
+				// held, its gate finds out. Only a rollback certainly removed it.
+				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
+					hold(call);
 				}
-
+				else if (result != null) {
+					result.rolledBack();
+				}
 			});
 		}
 		else {
@@ -370,8 +370,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return result;
 	}
 
-	/** Whether the current thread's transaction has the row's connection. */
-	private boolean inTransaction() {
+	/**
+	 * Whether the current thread runs in a transaction, with synchronization, that holds a
+	 * connection of the durable calls' database: the caller's, or a durable method's own.
+	 */
+	boolean inTransaction() {
 		return TransactionSynchronizationManager.isSynchronizationActive()
 				&& TransactionSynchronizationManager.isActualTransactionActive()
 				&& TransactionSynchronizationManager.hasResource(this.store.dataSource());
@@ -472,20 +475,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 */
 	void finishInTransaction(DurableCall call) {
 		this.store.finish(call.id());
-		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-			@Override
-			public void afterCompletion(int status) {
-				if (status == STATUS_COMMITTED) {
-					call.finishedInTransaction();
-				}
+		afterCompletion((status) -> {
+			if (status == TransactionSynchronization.STATUS_COMMITTED) {
+				call.finishedInTransaction();
 			}
-
 		});
-	}
-
-	DataSource dataSource() {
-		return this.store.dataSource();
 	}
 
 	DurableCallStore store() {

@@ -31,9 +31,8 @@ final class DurableCompletionInterceptor implements MethodInterceptor {
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		DurableCall call = DurableCall.running();
 		if (call == null || call.method().returnsFuture() || !isCallOf(call, invocation)
-				|| !TransactionSynchronizationManager.isActualTransactionActive()
-				|| TransactionSynchronizationManager.isCurrentTransactionReadOnly()
-				|| !TransactionSynchronizationManager.hasResource(this.calls.getObject().dataSource())) {
+				|| !this.calls.getObject().inTransaction()
+				|| TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
 			return invocation.proceed();
 		}
 		Object value = invocation.proceed();
