@@ -20,10 +20,12 @@ import org.springframework.dao.DataAccessException;
  * {@code RUNNING}, {@code FAILED}
  * @param oldestOverdue the due time of the oldest pending call past its due time, or {@code null}
  * @param heldHere calls on this instance's wheels
- * @param instances the instances sharing the database, alive or not yet removed
+ * @param instances the instances sharing the database, alive or not yet removed: name, last
+ * heartbeat, whether it is within the lease, the calls it holds (claimed or running) and the
+ * durable method ids it knows
  * @param failed the newest failed calls
- * @param unknownMethods pending calls per method id this instance does not know: they wait for an
- * instance that does (a rolling deploy, or a renamed method)
+ * @param unknownMethods pending calls per method id that no live instance knows: they wait for an
+ * instance that does (a method renamed or removed, or added by a deploy not yet running)
  * @param counts this instance's counts since it started
  * @param databaseError why the database could not be read, or {@code null}
  */

@@ -19,6 +19,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * {@code ran}, {@code failed}, {@code fenced} (cancelled, replaced or taken over elsewhere by the
  * time they fell due) or {@code handed.back} (unstarted, at a stop or a refusal);</li>
  * <li>{@code wheel.timer.durable.taken.over}: calls of dead instances it released for everyone;</li>
+ * <li>{@code wheel.timer.durable.cancelled}: calls its callers cancelled, wherever they waited;</li>
+ * <li>{@code wheel.timer.durable.suspected.duplicates}: calls that started here after starting on
+ * an instance whose lease then ran out, so possibly running twice: a sign that the lease is too
+ * short for the pauses of your instances, or that one crashed;</li>
  * <li>{@code wheel.timer.durable.held} (gauge): calls on its wheels now;</li>
  * <li>{@code wheel.timer.durable.lateness} (timer): how late each call started after its due
  * time: a tick or so while an instance is alive, the downtime for calls that fell due while none
@@ -51,6 +55,12 @@ public class DurableCallsMetrics implements MeterBinder {
 		outcome(registry, "handed.back", DurableCalls.Counts::handedBack);
 		counter(registry, "wheel.timer.durable.taken.over", DurableCalls.Counts::takenOver)
 			.description("Durable calls of dead instances this instance released")
+			.register(registry);
+		counter(registry, "wheel.timer.durable.cancelled", DurableCalls.Counts::cancelled)
+			.description("Durable calls this instance's callers cancelled")
+			.register(registry);
+		counter(registry, "wheel.timer.durable.suspected.duplicates", DurableCalls.Counts::suspectedDuplicates)
+			.description("Durable calls started again after their instance's lease ran out while they ran")
 			.register(registry);
 		Gauge.builder("wheel.timer.durable.held", this.durable, DurableCalls::held)
 			.baseUnit("calls")

@@ -42,10 +42,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
  * <li>{@code POST /actuator/wheeltimer/{name}}, with an optional body
  * {@code {"drainTimeout": "PT5S"}}: stops the timer gracefully and reports what fired during the
- * drain and what was left. The calls left have their futures cancelled. Write access must be
- * granted ({@code management.endpoint.wheeltimer.access=unrestricted}): the endpoint is read-only
- * by default.</li>
+ * drain and what was left. The calls left have their futures cancelled.</li>
+ * <li>{@code POST /actuator/wheeltimer/durable/failed}, with an optional body
+ * {@code {"method": "orders.remind"}}: puts the failed durable calls (all, or of one method id)
+ * back to pending, due now, for any instance to run again.</li>
  * </ul>
+ * The two {@code POST}s need write access ({@code management.endpoint.wheeltimer.access=unrestricted}):
+ * the endpoint is read-only by default.
  * Durations are ISO-8601 strings, such as {@code "PT0.1S"}.
  */
 @Endpoint(id = "wheeltimer", defaultAccess = Access.READ_ONLY)
@@ -73,6 +76,8 @@ public class WheelTimerEndpoint {
 
 	private final Supplier<@Nullable DurableCallsDescriptor> durable;
 
+	private final @Nullable DurableCalls durableCalls;
+
 	/**
 	 * Creates the endpoint.
 	 * @param timers the timers, by bean name
@@ -96,6 +101,7 @@ public class WheelTimerEndpoint {
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
 			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCalls durable) {
 		this.durable = (durable != null) ? () -> DurableCallsDescriptor.of(durable) : () -> null;
+		this.durableCalls = durable;
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
 		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
 		this.registry = registry;
@@ -183,6 +189,37 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
+	 * Re-queues failed durable calls: they are pending again, due now, with no error and no
+	 * attempts, for any instance to run. Answers at {@code POST /actuator/wheeltimer/durable/failed}.
+	 * @param section {@code durable}
+	 * @param calls {@code failed}
+	 * @param method only the failed calls of this durable method id, or {@code null} for all
+	 * @return how many were re-queued, or {@code null} if durable calls are off or the path names
+	 * something else
+	 */
+	@WriteOperation
+	public @Nullable RequeueDescriptor requeue(@Selector String section, @Selector String calls,
+			@Nullable String method) {
+		DurableCalls durable = this.durableCalls;
+		if (durable == null || !REQUEUE_PATH.equals(section + "/" + calls)) {
+			return null;
+		}
+		String methodId = (method != null && !method.isBlank()) ? method.trim() : null;
+		return new RequeueDescriptor(methodId, durable.requeueFailed(methodId));
+	}
+
+	/** The path, below the endpoint's, that re-queues failed durable calls. */
+	static final String REQUEUE_PATH = "durable/failed";
+
+	/**
+	 * Whether durable calls are on, so that failed ones can be re-queued.
+	 * @return {@code true} if they are
+	 */
+	boolean durableCalls() {
+		return this.durableCalls != null;
+	}
+
+	/**
 	 * The worker answers between ticks; a worker busy with a task of its own thread may not. The
 	 * wait covers a tick and then some, within bounds that keep a request short.
 	 */
@@ -201,6 +238,15 @@ public class WheelTimerEndpoint {
 			Thread.currentThread().interrupt();
 			return null;
 		}
+	}
+
+	/**
+	 * What a re-queue of failed durable calls did.
+	 *
+	 * @param method the method id whose failed calls were re-queued, or {@code null} for all
+	 * @param requeued how many calls are pending again
+	 */
+	public record RequeueDescriptor(@Nullable String method, int requeued) implements OperationResponseBody {
 	}
 
 	/**

@@ -70,6 +70,30 @@ public class WheelTimerEndpointWebExtension {
 		}
 	}
 
+	/**
+	 * Re-queues failed durable calls; see {@link WheelTimerEndpoint#requeue(String, String, String)}.
+	 * @param section {@code durable}
+	 * @param calls {@code failed}
+	 * @param method only the failed calls of this durable method id, or {@code null} for all
+	 * @return what was re-queued; a 404 if durable calls are off or the path is not
+	 * {@code durable/failed}
+	 */
+	@WriteOperation
+	public WebEndpointResponse<OperationResponseBody> requeue(@Selector String section, @Selector String calls,
+			@Nullable String method) {
+		WheelTimerEndpoint.RequeueDescriptor requeued = this.delegate.requeue(section, calls, method);
+		if (requeued != null) {
+			return new WebEndpointResponse<>(requeued);
+		}
+		String why = this.delegate.durableCalls()
+				? "Nothing at '" + section + "/" + calls + "'; failed durable calls are re-queued at '"
+						+ WheelTimerEndpoint.REQUEUE_PATH + "'"
+				: "Durable calls are off (wheel-timer.durable.enabled, or no durable method), so there are no failed"
+						+ " calls to re-queue";
+		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", why),
+				WebEndpointResponse.STATUS_NOT_FOUND);
+	}
+
 	private WebEndpointResponse<OperationResponseBody> notFound(String name) {
 		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found",
 				"No timer named '" + name + "'; the timers are " + this.delegate.timerNames()),

@@ -113,6 +113,11 @@ public final class DurableCall implements DelayedTask, Runnable {
 		return this.due;
 	}
 
+	/** @return how many times the call started before, on instances whose lease then ran out */
+	int attemptsBefore() {
+		return this.attemptsBefore;
+	}
+
 	@Nullable DurableResult result() {
 		return this.result;
 	}

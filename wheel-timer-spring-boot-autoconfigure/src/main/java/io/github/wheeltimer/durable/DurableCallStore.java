@@ -20,6 +20,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.StringUtils;
 
 /**
  * Every statement durable calls send to the database, and nothing else: the rows of calls
@@ -46,6 +47,9 @@ public final class DurableCallStore {
 	static final String FAILED = "FAILED";
 
 	private static final int ERROR_LENGTH = 4000;
+
+	/** Between the method ids of an instance's row: ids are trimmed, so none holds a line break. */
+	private static final String METHOD_SEPARATOR = "\n";
 
 	private final JdbcTemplate jdbc;
 
@@ -196,10 +200,15 @@ public final class DurableCallStore {
 				+ " AND owner_id IS NOT DISTINCT FROM ? AND state = '" + CLAIMED + "'", id, owner) == 1;
 	}
 
-	/** Hands every call {@code owner} claimed and has not started back to the other instances. */
-	int releaseAll(UUID owner) {
-		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
-				+ " WHERE owner_id = ? AND state = '" + CLAIMED + "'", owner);
+	/**
+	 * Hands the calls {@code owner} claimed and has not started back to the other instances.
+	 * @param after only those due after this, or {@code null} for all
+	 */
+	int releaseAll(UUID owner, @Nullable Instant after) {
+		String release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+				+ " WHERE owner_id = ? AND state = '" + CLAIMED + "'";
+		return (after != null) ? this.jdbc.update(release + " AND due_at > ?", owner, timestamp(after))
+				: this.jdbc.update(release, owner);
 	}
 
 	/** The call ran: its row goes. Joins the running method's transaction if there is one. */
@@ -231,12 +240,15 @@ public final class DurableCallStore {
 		return this.jdbc.update("DELETE FROM " + this.instances + " WHERE heartbeat_at < " + this.dialect.before(silence));
 	}
 
-	/** Beats; an instance that was declared dead and deleted joins again. */
-	void heartbeat(UUID instance, String name) {
+	/**
+	 * Beats; an instance that was declared dead and deleted joins again.
+	 * @param methods the durable method ids the instance knows, recorded when it joins
+	 */
+	void heartbeat(UUID instance, String name, Collection<String> methods) {
 		if (this.jdbc.update("UPDATE " + this.instances + " SET heartbeat_at = CURRENT_TIMESTAMP WHERE id = ?",
 				instance) == 0) {
-			this.jdbc.update("INSERT INTO " + this.instances + " (id, name, heartbeat_at) VALUES (?, ?,"
-					+ " CURRENT_TIMESTAMP)", instance, name);
+			this.jdbc.update("INSERT INTO " + this.instances + " (id, name, heartbeat_at, methods) VALUES (?, ?,"
+					+ " CURRENT_TIMESTAMP, ?)", instance, name, String.join(METHOD_SEPARATOR, methods));
 		}
 	}
 
@@ -261,9 +273,27 @@ public final class DurableCallStore {
 	List<Instance> instances(Duration lease) {
 		return this.jdbc.query("SELECT i.id, i.name, i.heartbeat_at, CASE WHEN i.heartbeat_at > "
 				+ this.dialect.before(lease) + " THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM " + this.calls
-				+ " c WHERE c.owner_id = i.id) FROM " + this.instances + " i ORDER BY i.name, i.id",
+				+ " c WHERE c.owner_id = i.id), i.methods FROM " + this.instances + " i ORDER BY i.name, i.id",
 				(rs, n) -> new Instance(rs.getObject(1, UUID.class), rs.getString(2), instant(rs, 3), rs.getInt(4) == 1,
-						rs.getLong(5)));
+						rs.getLong(5), methods(rs.getString(6))));
+	}
+
+	private static List<String> methods(@Nullable String joined) {
+		return StringUtils.hasLength(joined) ? List.of(joined.split(METHOD_SEPARATOR)) : List.of();
+	}
+
+	/**
+	 * Puts failed calls back to pending, due now, as if new: no error, no attempts, so that their
+	 * next start is not taken for a re-run after a crash.
+	 * @param methodId only this method's, or {@code null} for all
+	 * @param due the due time to give them
+	 * @return the number of calls re-queued
+	 */
+	int requeueFailed(@Nullable String methodId, Instant due) {
+		String update = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, attempts = 0,"
+				+ " finished_at = NULL, last_error = NULL WHERE state = '" + FAILED + "'";
+		return (methodId != null) ? this.jdbc.update(update + " AND method_id = ?", timestamp(due), methodId)
+				: this.jdbc.update(update, timestamp(due));
 	}
 
 	/** @return the pending calls per method id that is not in {@code known} */
@@ -322,8 +352,10 @@ public final class DurableCallStore {
 	 * @param heartbeat its last heartbeat, by the database's clock
 	 * @param alive whether that heartbeat is within the lease
 	 * @param calls how many calls it holds, claimed or running
+	 * @param methods the durable method ids it knows
 	 */
-	public record Instance(UUID id, String name, @Nullable Instant heartbeat, boolean alive, long calls) {
+	public record Instance(UUID id, String name, @Nullable Instant heartbeat, boolean alive, long calls,
+			List<String> methods) {
 	}
 
 }

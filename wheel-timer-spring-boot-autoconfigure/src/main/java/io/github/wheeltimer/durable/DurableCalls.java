@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
@@ -38,6 +39,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -79,6 +81,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private static final SpelExpressionParser parser = new SpelExpressionParser();
 
 	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/** How long past the last kept call's due time a stopping instance waits for it to start. */
+	private static final Duration DRAIN_SLACK = Duration.ofSeconds(1);
 
 	private final DurableCallStore store;
 
@@ -138,6 +143,29 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private final LongAdder takenOver = new LongAdder();
 
 	private final LongAdder handedBack = new LongAdder();
+
+	private final LongAdder cancelled = new LongAdder();
+
+	private final LongAdder suspectedDuplicates = new LongAdder();
+
+	/**
+	 * Since when (System.nanoTime()) the heartbeat has reached the database without a failure;
+	 * {@link #DISCONNECTED} before the first beat and after a failed one. Written by the
+	 * heartbeat's thread, read by polls: an instance takes over others' calls only once it has
+	 * itself been connected for a whole lease, so that when the database comes back after an
+	 * outage, the first instance to poll does not take every other (live) instance for dead
+	 * before their heartbeats had a chance to arrive.
+	 */
+	private volatile long connectedSinceNanos = DISCONNECTED;
+
+	private static final long DISCONNECTED = Long.MIN_VALUE;
+
+	/**
+	 * The held calls a stopping instance still runs itself, those due within a poll interval:
+	 * handed back, they would wait for another instance's next poll. Set once by
+	 * {@link #stop()}; emptied by the executors' threads as the calls start.
+	 */
+	private volatile @Nullable Set<UUID> draining;
 
 	private volatile LongConsumer latenessRecorder = (nanos) -> {
 	};
@@ -201,6 +229,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	public DurableMethod register(DelayedMethod method, DelayedExecution annotation, String beanName) {
 		String id = StringUtils.hasText(annotation.id()) ? annotation.id().trim()
 				: method.method().getDeclaringClass().getSimpleName() + "." + method.method().getName();
+		if (id.indexOf('\n') >= 0 || id.indexOf('\r') >= 0) {
+			throw new IllegalArgumentException("its durable id '" + id + "' holds a line break; an id is one line");
+		}
 		Expression key = null;
 		if (StringUtils.hasText(annotation.key())) {
 			try {
@@ -246,8 +277,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		// Read before the statement: a call made with this key after it must stay on the wheel.
 		UUID before = this.heldByKey.get(heldKey(methodId, text));
 		boolean cancelled = this.store.cancel(methodId, text) > 0;
-		if (cancelled && before != null) {
-			afterCommit(() -> dropHeld(methodId, text, before));
+		if (cancelled) {
+			afterCommit(() -> {
+				this.cancelled.increment();
+				if (before != null) {
+					dropHeld(methodId, text, before);
+				}
+			});
 		}
 		return cancelled;
 	}
@@ -312,6 +348,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		boolean cancelled = this.store.cancel(id);
 		if (cancelled) {
 			afterCommit(() -> {
+				this.cancelled.increment();
 				Timeout timeout = this.held.get(id);
 				if (timeout != null && timeout.task() instanceof DurableCall call) {
 					release(call);
@@ -335,7 +372,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		Duration delay = method.method().delay();
 		Instant due = wholeMicros(now().plus(delay));
 		boolean near = this.running && delay.compareTo(this.settings.horizon()) <= 0;
-		this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
+		try {
+			this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
+		}
+		catch (DataAccessResourceFailureException ex) {
+			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
+					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
+		}
 		this.scheduled.increment();
 		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, id) : null;
 		if (key != null && replaced != null) {
@@ -404,9 +447,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** The executor's thread, right before the call runs: the start gate. */
 	boolean start(DurableCall call) {
-		release(call);
+		forget(call);
 		try {
 			if (this.store.start(call.id(), this.instance)) {
+				this.started.increment();
 				return true;
 			}
 			this.fenced.increment();
@@ -415,15 +459,25 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			this.store.release(call.id(), this.instance);
 		}
 		catch (DataAccessException ex) {
-			logger.warn("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database is"
+			// One warning for the outage, not one per call due during it.
+			outage(ex, "start gate");
+			logger.debug("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database is"
 					+ " unreachable; it is handed back when the database answers: " + ex.getMessage());
 			this.deferred.add(() -> this.store.release(call.id(), this.instance));
+		}
+		finally {
+			// After the gate: a stopping instance waits for its kept calls to have started.
+			drained(call.id());
 		}
 		return false;
 	}
 
 	void started(DurableCall call, Duration lateness) {
-		this.started.increment();
+		if (call.attemptsBefore() > 0) {
+			// It started before, on an instance whose lease then ran out: that run may have finished
+			// its work without its row being finished (at least once).
+			this.suspectedDuplicates.increment();
+		}
 		this.futures.remove(call.id());
 		this.latenessRecorder.accept(Math.max(0, lateness.toNanos()));
 		if (lateness.compareTo(this.settings.horizon()) > 0) {
@@ -459,12 +513,28 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		write(() -> this.store.release(call.id(), this.instance), call, "handed back");
 	}
 
-	/** Forgets a held call: it fires, or goes back. */
+	/** Forgets a held call that will not start here: it went back, or was cancelled. */
 	private void release(DurableCall call) {
+		forget(call);
+		drained(call.id());
+	}
+
+	/** Forgets a held call: it fires, or goes back. */
+	private void forget(DurableCall call) {
 		this.held.remove(call.id());
 		String key = call.key();
 		if (key != null) {
 			this.heldByKey.remove(heldKey(call.durableMethod().id(), key), call.id());
+		}
+	}
+
+	/** Tells a stopping instance that one of the calls it kept has started, or will not start here. */
+	private void drained(UUID id) {
+		Set<UUID> draining = this.draining;
+		if (draining != null && draining.remove(id) && draining.isEmpty()) {
+			synchronized (draining) {
+				draining.notifyAll();
+			}
 		}
 	}
 
@@ -521,7 +591,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		if (this.stopped || this.running) {
 			return;
 		}
-		this.store.heartbeat(this.instance, this.settings.instanceName());
+		this.store.heartbeat(this.instance, this.settings.instanceName(), this.methods.keySet());
+		this.connectedSinceNanos = System.nanoTime();
 		this.heartbeatTimer.start();
 		this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
 				TimeUnit.NANOSECONDS);
@@ -536,10 +607,14 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			return;
 		}
 		try {
-			this.store.heartbeat(this.instance, this.settings.instanceName());
+			this.store.heartbeat(this.instance, this.settings.instanceName(), this.methods.keySet());
+			if (this.connectedSinceNanos == DISCONNECTED) {
+				this.connectedSinceNanos = System.nanoTime();
+			}
 			recovered();
 		}
 		catch (DataAccessException ex) {
+			this.connectedSinceNanos = DISCONNECTED;
 			outage(ex, "heartbeat");
 		}
 		finally {
@@ -635,6 +710,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * lease and one poll.
 	 */
 	private void takeOverDeadOwners() {
+		long connectedSince = this.connectedSinceNanos;
+		if (connectedSince == DISCONNECTED || System.nanoTime() - connectedSince < this.settings.lease().toNanos()) {
+			return;
+		}
 		int taken = this.store.releaseDeadOwners();
 		if (taken > 0) {
 			this.takenOver.add(taken);
@@ -679,8 +758,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Hands every call this instance claimed and has not started back to the database, for the
-	 * other instances (or this application's next start) to run.
+	 * Hands the calls this instance claimed and has not started back to the database, for the
+	 * other instances (or this application's next start) to run. Those due within a poll interval
+	 * run here first, on their tick, and this waits for them to start: handed back, they would
+	 * wait for another instance's next poll. Under a virtual clock everything goes back at once.
 	 */
 	@Override
 	public void stop() {
@@ -690,19 +771,44 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.running = false;
 		this.stopped = true;
 		this.pollTimer.stop();
+		Instant keepUntil = this.systemClock ? now().plus(this.settings.pollInterval()) : null;
+		Set<UUID> kept = ConcurrentHashMap.newKeySet();
+		this.draining = kept;
 		Map<String, Integer> byMethod = new TreeMap<>();
-		List<Timeout> timeouts = new ArrayList<>(this.held.values());
-		for (Timeout timeout : timeouts) {
-			if (timeout.cancel() && timeout.task() instanceof DurableCall call) {
+		for (Timeout timeout : new ArrayList<>(this.held.values())) {
+			if (!(timeout.task() instanceof DurableCall call)) {
+				continue;
+			}
+			if (keepUntil != null && !call.due().isAfter(keepUntil)) {
+				// Added before the check: release() removes it from held, then from kept.
+				kept.add(call.id());
+				if (!this.held.containsKey(call.id())) {
+					kept.remove(call.id());
+				}
+			}
+			else if (timeout.cancel()) {
+				release(call);
 				byMethod.merge(call.durableMethod().method().description(), 1, Integer::sum);
 			}
 		}
-		this.held.clear();
-		this.heldByKey.clear();
 		try {
 			// Finishes and failures that waited for the database first: their calls must not run again.
 			retryDeferred();
-			int released = this.store.releaseAll(this.instance);
+			int released = this.store.releaseAll(this.instance, keepUntil);
+			int ranHere = kept.size();
+			if (keepUntil != null) {
+				awaitDrained(kept, keepUntil.plus(DRAIN_SLACK));
+				// What did not start in time, and claims that were not held (made while stopping).
+				for (UUID id : kept) {
+					Timeout timeout = this.held.get(id);
+					if (timeout != null && timeout.cancel() && timeout.task() instanceof DurableCall call) {
+						release(call);
+						byMethod.merge(call.durableMethod().method().description(), 1, Integer::sum);
+					}
+				}
+				ranHere -= kept.size();
+				released += this.store.releaseAll(this.instance, null);
+			}
 			this.handedBack.add(released);
 			if (released > 0) {
 				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
@@ -710,13 +816,30 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 						+ byMethod.entrySet()
 							.stream()
 							.map((entry) -> entry.getKey() + " x" + entry.getValue())
-							.collect(Collectors.joining(", ")));
+							.collect(Collectors.joining(", "))
+						+ ((ranHere > 0) ? "; " + ranHere + " due within the poll interval started here first" : ""));
 			}
 		}
 		catch (DataAccessException ex) {
 			logger.warn("Durable calls could not be handed back, the database is unreachable; other instances take"
 					+ " them over once this instance's lease (" + this.settings.lease() + ") runs out: "
 					+ ex.getMessage());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Waits until the kept calls have started (or gone back), or until {@code deadline}. */
+	private void awaitDrained(Set<UUID> kept, Instant deadline) throws InterruptedException {
+		synchronized (kept) {
+			while (!kept.isEmpty()) {
+				long waitMillis = Duration.between(Instant.now(), deadline).toMillis();
+				if (waitMillis <= 0) {
+					return;
+				}
+				kept.wait(waitMillis);
+			}
 		}
 	}
 
@@ -805,7 +928,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 */
 	public Counts counts() {
 		return new Counts(this.scheduled.sum(), this.claimed.sum(), this.started.sum(), this.ran.sum(),
-				this.failed.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum());
+				this.failed.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum(), this.cancelled.sum(),
+				this.suspectedDuplicates.sum());
 	}
 
 	/**
@@ -816,8 +940,27 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @throws DataAccessException if the database cannot be reached
 	 */
 	public Report report(int failedLimit) {
-		return new Report(this.store.countByState(), this.store.instances(this.settings.lease()),
-				this.store.failed(failedLimit), this.store.pendingOfUnknownMethods(this.methods.keySet()));
+		List<DurableCallStore.Instance> instances = this.store.instances(this.settings.lease());
+		Set<String> known = new HashSet<>(this.methods.keySet());
+		instances.stream().filter(DurableCallStore.Instance::alive).forEach((other) -> known.addAll(other.methods()));
+		return new Report(this.store.countByState(), instances, this.store.failed(failedLimit),
+				this.store.pendingOfUnknownMethods(known));
+	}
+
+	/**
+	 * Puts failed calls back to pending, due now, for any instance to run again (an operator
+	 * fixed the cause). Joins the caller's transaction on the database, if there is one.
+	 * @param methodId only the failed calls of this method id, or {@code null} for all
+	 * @return how many calls were re-queued
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public int requeueFailed(@Nullable String methodId) {
+		int requeued = this.store.requeueFailed(methodId, wholeMicros(now()));
+		if (requeued > 0) {
+			logger.info(requeued + ((requeued == 1) ? " failed durable call" : " failed durable calls")
+					+ ((methodId != null) ? " of " + methodId : "") + " re-queued, to run again now");
+		}
+		return requeued;
 	}
 
 	/**
@@ -831,9 +974,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
 	 * @param takenOver calls of dead instances this instance released for everyone
 	 * @param handedBack held calls handed back unstarted (stop, refusal)
+	 * @param cancelled calls this instance's callers cancelled (by key, or through the future),
+	 * wherever they were held
+	 * @param suspectedDuplicates calls that started here after starting before on an instance whose
+	 * lease ran out: that run may have done its work too (at least once)
 	 */
 	public record Counts(long scheduled, long claimed, long started, long ran, long failed, long fenced,
-			long takenOver, long handedBack) {
+			long takenOver, long handedBack, long cancelled, long suspectedDuplicates) {
 	}
 
 	/**
@@ -842,7 +989,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @param states the calls per state
 	 * @param instances the instances sharing the database
 	 * @param failed the newest failed calls
-	 * @param unknownMethods pending calls per method id this instance does not know
+	 * @param unknownMethods pending calls per method id that no live instance knows: they wait for
+	 * one that does
 	 */
 	public record Report(List<DurableCallStore.StateCount> states, List<DurableCallStore.Instance> instances,
 			List<DurableCallStore.FailedCall> failed, List<DurableCallStore.StateCount> unknownMethods) {

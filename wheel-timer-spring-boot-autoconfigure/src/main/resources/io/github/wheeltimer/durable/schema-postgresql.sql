@@ -30,5 +30,7 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_INSTANCE (
     id            UUID PRIMARY KEY,
     name          VARCHAR(200) NOT NULL,
     started_at    TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    heartbeat_at  TIMESTAMP WITH TIME ZONE NOT NULL
+    heartbeat_at  TIMESTAMP WITH TIME ZONE NOT NULL,
+    -- The durable method ids it knows, one per line: calls of a method no live instance knows are reported.
+    methods       TEXT NOT NULL
 );

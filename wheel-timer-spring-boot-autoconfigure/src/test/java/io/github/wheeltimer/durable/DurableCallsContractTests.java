@@ -174,7 +174,8 @@ abstract class DurableCallsContractTests {
 		JdbcTemplate jdbc = jdbc(app);
 		// A dead instance: it claimed one call and was running another when it died.
 		UUID dead = UUID.randomUUID();
-		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at) VALUES (?, 'dead', CURRENT_TIMESTAMP)",
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
+				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.far')",
 				dead);
 		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", dead, 0);
 		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", dead, 1);
@@ -279,6 +280,36 @@ abstract class DurableCallsContractTests {
 					String.class), "PENDING"::equals);
 		assertThat(app.getBean(DurableCalls.class).report(10).unknownMethods()).singleElement()
 			.satisfies((unknown) -> assertThat(unknown.name()).isEqualTo("Renamed.method"));
+	}
+
+	@Test
+	void aStoppingInstanceRunsTheCallsDueWithinAPollItselfAndHandsTheRestBackAtOnce() {
+		String url = newDatabase();
+		// The stopping instance holds its calls from birth (a 5 s horizon) and polls every second.
+		ConfigurableApplicationContext stopping = start(url, "wheel-timer.durable.horizon=5s",
+				"wheel-timer.durable.poll-interval=1s", "wheel-timer.durable.lease=10s");
+		ConfigurableApplicationContext other = start(url, "wheel-timer.durable.lease=10s");
+		Orders orders = stopping.getBean(Orders.class);
+		Instant calledAt = Instant.now();
+		for (int i = 0; i < 10; i++) {
+			orders.cancelIfUnpaid("near-" + i, calledAt);
+			orders.far("far-" + i, calledAt);
+		}
+		DurableCalls stoppingCalls = stopping.getBean(DurableCalls.class);
+		assertThat(stoppingCalls.held()).isEqualTo(20);
+		stopping.close();
+		// Due within its poll interval (400 ms): they started before the close returned, on their tick.
+		assertThat(stoppingCalls.counts().started()).isEqualTo(10);
+		assertThat(stoppingCalls.counts().handedBack()).isEqualTo(10);
+		// Due in 1.5 s: back in the database at once, and run by the other instance on time, not a
+		// lease (10 s) later.
+		awaitRuns(other, 20);
+		assertThat(other.getBean(DurableCalls.class).counts().ran()).isEqualTo(10);
+		assertThat(runs(other)).hasSize(20).allSatisfy((run) -> {
+			long delay = "far".equals(run.get("method")) ? 1500 : 400;
+			Instant due = instant(run.get("called_at")).plusMillis(delay);
+			assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(due).isBefore(due.plusSeconds(3));
+		});
 	}
 
 	@Test

@@ -2,6 +2,7 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -65,6 +67,27 @@ class DurableCallsOperatorsTests {
 			.isEqualTo(1);
 		assertThat(meters.get("wheel.timer.durable.scheduled").functionCounter().count()).isEqualTo(2);
 		assertThat(meters.get("wheel.timer.durable.lateness").timer().count()).isEqualTo(1);
+	}
+
+	@Test
+	void callsOfAMethodOnlyAnotherLiveInstanceKnowsAreNotReportedAsWaitingForOne() {
+		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"management.endpoints.web.exposure.include=*");
+		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
+		DurableCallsContractTests.insertRow(jdbc, "New.method", "[]", "PENDING", null, 0);
+		DurableCallsContractTests.insertRow(jdbc, "Retired.method", "[]", "PENDING", null, 0);
+		// Another instance, alive, deployed with the new method; and a dead one that knew the retired one.
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods) VALUES (?, 'new', ?, ?)",
+				UUID.randomUUID(), OffsetDateTime.now().plusHours(1), "New.method\norders.far");
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods) VALUES (?, 'old', ?, ?)",
+				UUID.randomUUID(), OffsetDateTime.now().minusHours(1), "Retired.method");
+		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
+		assertThat(durable.unknownMethods()).containsOnlyKeys("Retired.method");
+		assertThat(durable.instances()).extracting(DurableCallStore.Instance::name).contains("new", "old");
+		assertThat(durable.instances()).filteredOn((instance) -> instance.name().equals("new"))
+			.singleElement()
+			.satisfies((instance) -> assertThat(instance.methods()).containsExactly("New.method", "orders.far"));
+		assertThat(this.app.getBean(DurableCalls.class).counts().claimed()).as("not this instance's to claim").isZero();
 	}
 
 	@Test

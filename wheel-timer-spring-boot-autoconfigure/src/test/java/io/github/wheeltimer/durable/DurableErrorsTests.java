@@ -24,6 +24,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -145,8 +146,11 @@ class DurableErrorsTests {
 			.start("jdbc:h2:mem:unreachable-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		try {
 			app.getBean(HikariDataSource.class).close();
-			assertThatExceptionOfType(CannotGetJdbcConnectionException.class)
+			assertThatExceptionOfType(DataAccessResourceFailureException.class)
 				.isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now()))
+				.withMessageStartingWith("Durable call to DurableApp.Orders.cancelIfUnpaid(String, Instant) was not"
+						+ " accepted: its database cannot be reached (")
+				.withCauseInstanceOf(CannotGetJdbcConnectionException.class)
 				.havingRootCause()
 				.withMessageContaining("has been closed");
 		}

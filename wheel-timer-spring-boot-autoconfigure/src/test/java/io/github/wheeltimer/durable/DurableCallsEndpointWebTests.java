@@ -1,0 +1,110 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.List;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An operator's view of durable calls over HTTP: the instances sharing the database with the
+ * methods each knows, and failed calls re-queued once the cause is fixed.
+ */
+@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.datasource.url=jdbc:h2:mem:durable-web;DB_CLOSE_DELAY=-1",
+				"wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
+				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",
+				"management.endpoints.web.exposure.include=wheeltimer",
+				"management.endpoint.wheeltimer.access=unrestricted" })
+@AutoConfigureRestTestClient
+class DurableCallsEndpointWebTests {
+
+	@Autowired
+	private RestTestClient client;
+
+	@Autowired
+	private Orders orders;
+
+	@Autowired
+	private DurableCalls durable;
+
+	@Test
+	void failedCallsAreRequeuedByMethodOrAllAndRunAgain() {
+		this.orders.explode("o-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 1);
+		assertThat(get().read("$.durable.calls.FAILED", Integer.class)).isEqualTo(1);
+
+		assertThat(requeue("{\"method\": \"Orders.cancelIfUnpaid\"}").read("$.requeued", Integer.class)).isZero();
+		DocumentContext requeued = requeue("{\"method\": \"Orders.explode\"}");
+		assertThat(requeued.read("$.method", String.class)).isEqualTo("Orders.explode");
+		assertThat(requeued.read("$.requeued", Integer.class)).isEqualTo(1);
+		// It runs again (and, its cause not fixed, fails again), as a new call: not a suspected duplicate.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 2);
+		assertThat(this.durable.counts().suspectedDuplicates()).isZero();
+		assertThat(requeue("").read("$.requeued", Integer.class)).isEqualTo(1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 3);
+	}
+
+	@Test
+	void theEndpointListsTheInstancesWithTheMethodsEachKnows() {
+		DocumentContext timers = get();
+		assertThat(timers.<List<String>>read("$.durable.instances[*].name")).containsExactly("shop-1");
+		assertThat(timers.<List<String>>read("$.durable.instances[0].methods")).contains("Orders.explode",
+				"orders.remind");
+		assertThat(timers.read("$.durable.instances[0].alive", Boolean.class)).isTrue();
+		assertThat(timers.read("$.durable.counts.suspectedDuplicates", Integer.class)).isZero();
+	}
+
+	@Test
+	void aRequeueAtAnotherPathIsANotFoundThatSaysWhere() {
+		this.client.post()
+			.uri("/actuator/wheeltimer/durable/pending")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{}")
+			.exchange()
+			.expectStatus()
+			.isNotFound()
+			.expectBody()
+			.jsonPath("$.message")
+			.isEqualTo("Nothing at 'durable/pending'; failed durable calls are re-queued at 'durable/failed'");
+	}
+
+	private DocumentContext get() {
+		String body = this.client.get()
+			.uri("/actuator/wheeltimer")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+		return JsonPath.parse(body);
+	}
+
+	private DocumentContext requeue(String body) {
+		String response = this.client.post()
+			.uri("/actuator/wheeltimer/durable/failed")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(body.isEmpty() ? "{}" : body)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+		return JsonPath.parse(response);
+	}
+
+}
