@@ -59,9 +59,10 @@ import org.springframework.util.StringUtils;
  * due within the horizon on the method's wheel, recording them in {@code held};
  * <li>the poll runs on the poll executor, one at a time (the next one is armed when it ends), on a
  * private timer that follows the application's clock (a test's virtual clock too);
- * <li>heartbeats run on a private timer on real time, since the database judges leases on its own
- * real clock;
- * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()}).
+ * <li>heartbeats run on their own timer ({@link DurableLease});
+ * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()});
+ * <li>{@link #stop()} runs on the thread that closes the application; it waits, on {@code draining},
+ * for the calls it keeps to pass their gates on the executors' threads.
  * </ul>
  * The database decides every race between instances (a claim skips locked rows, the gate is one
  * conditional update); in memory, {@code held} and the counters are concurrent, and a database
@@ -97,7 +98,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private final HashedWheelTimer pollTimer;
 
-	private final HashedWheelTimer heartbeatTimer;
+	private final DurableLease lease;
 
 	private final UUID instance = UUID.randomUUID();
 
@@ -149,18 +150,6 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private final LongAdder suspectedDuplicates = new LongAdder();
 
 	/**
-	 * Since when (System.nanoTime()) the heartbeat has reached the database without a failure;
-	 * {@link #DISCONNECTED} before the first beat and after a failed one. Written by the
-	 * heartbeat's thread, read by polls: an instance takes over others' calls only once it has
-	 * itself been connected for a whole lease, so that when the database comes back after an
-	 * outage, the first instance to poll does not take every other (live) instance for dead
-	 * before their heartbeats had a chance to arrive.
-	 */
-	private volatile long connectedSinceNanos = DISCONNECTED;
-
-	private static final long DISCONNECTED = Long.MIN_VALUE;
-
-	/**
 	 * The held calls a stopping instance still runs itself, those due within a poll interval:
 	 * handed back, they would wait for another instance's next poll. Set once by
 	 * {@link #stop()}; emptied by the executors' threads as the calls start.
@@ -173,15 +162,6 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private volatile boolean running;
 
 	private volatile boolean stopped;
-
-	/**
-	 * Heartbeats go on after {@link #stop()}, until {@link #destroy()}: calls still running while
-	 * the timers wait for them must not be taken over as a dead instance's.
-	 */
-	private volatile boolean beating = true;
-
-	/** The last database failure of a poll or heartbeat; {@code null} once one succeeds again. */
-	private volatile @Nullable DataAccessException outage;
 
 	private volatile @Nullable Timeout nextPoll;
 
@@ -210,15 +190,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.beanFactory = beanFactory;
 		this.systemClock = pollTimer.ticker() == Ticker.system();
 		this.baseNanos = pollTimer.ticker().nanoTime();
-		this.heartbeatTimer = HashedWheelTimer.builder()
-			.tickDuration(Duration.ofMillis(100))
-			.ticksPerWheel(64)
-			.threadFactory((task) -> {
-				Thread thread = new Thread(task, "wheel-timer-durable-heartbeat");
-				thread.setDaemon(true);
-				return thread;
-			})
-			.build();
+		this.lease = new DurableLease(this.store, this.instance, settings);
 	}
 
 	/**
@@ -460,7 +432,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 		catch (DataAccessException ex) {
 			// One warning for the outage, not one per call due during it.
-			outage(ex, "start gate");
+			this.lease.failed(ex, "start gate");
 			logger.debug("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database is"
 					+ " unreachable; it is handed back when the database answers: " + ex.getMessage());
 			this.deferred.add(() -> this.store.release(call.id(), this.instance));
@@ -591,38 +563,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		if (this.stopped || this.running) {
 			return;
 		}
-		this.store.heartbeat(this.instance, this.settings.instanceName(), this.methods.keySet());
-		this.connectedSinceNanos = System.nanoTime();
-		this.heartbeatTimer.start();
-		this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
-				TimeUnit.NANOSECONDS);
+		this.lease.begin(List.copyOf(new TreeMap<>(this.methods).keySet()));
 		this.pollTimer.start();
 		this.running = true;
 		this.polling.set(true);
 		this.pollExecutor.execute(this::poll);
-	}
-
-	private void heartbeat(Timeout timeout) {
-		if (!this.beating) {
-			return;
-		}
-		try {
-			this.store.heartbeat(this.instance, this.settings.instanceName(), this.methods.keySet());
-			if (this.connectedSinceNanos == DISCONNECTED) {
-				this.connectedSinceNanos = System.nanoTime();
-			}
-			recovered();
-		}
-		catch (DataAccessException ex) {
-			this.connectedSinceNanos = DISCONNECTED;
-			outage(ex, "heartbeat");
-		}
-		finally {
-			if (this.beating) {
-				this.heartbeatTimer.newTimeout(this::heartbeat, this.settings.heartbeatInterval().toNanos(),
-						TimeUnit.NANOSECONDS);
-			}
-		}
 	}
 
 	private void poll() {
@@ -651,10 +596,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				}
 			}
 			while (rows.size() == this.settings.batchSize() && this.running);
-			recovered();
+			this.lease.recovered();
 		}
 		catch (DataAccessException ex) {
-			outage(ex, "poll");
+			this.lease.failed(ex, "poll");
 		}
 		catch (RuntimeException ex) {
 			logger.error("Durable calls' poll failed", ex);
@@ -710,8 +655,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * lease and one poll.
 	 */
 	private void takeOverDeadOwners() {
-		long connectedSince = this.connectedSinceNanos;
-		if (connectedSince == DISCONNECTED || System.nanoTime() - connectedSince < this.settings.lease().toNanos()) {
+		if (!this.lease.connectedForALease()) {
 			return;
 		}
 		int taken = this.store.releaseDeadOwners();
@@ -739,21 +683,6 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				this.deferred.add(write);
 				throw ex;
 			}
-		}
-	}
-
-	private void outage(DataAccessException ex, String what) {
-		if (this.outage == null) {
-			logger.warn("Durable calls cannot reach their database (" + what + "); calls due meanwhile run once it"
-					+ " answers: " + ex.getMessage());
-		}
-		this.outage = ex;
-	}
-
-	private void recovered() {
-		if (this.outage != null) {
-			this.outage = null;
-			logger.info("Durable calls reach their database again");
 		}
 	}
 
@@ -851,9 +780,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	public void destroy() {
 		this.stopped = true;
 		this.running = false;
-		this.beating = false;
 		this.pollTimer.stop();
-		this.heartbeatTimer.stop();
+		this.lease.end();
 		try {
 			retryDeferred();
 			this.store.unregister(this.instance);
@@ -919,7 +847,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @return the failure, or {@code null} if the database answered
 	 */
 	public @Nullable DataAccessException outage() {
-		return this.outage;
+		return this.lease.outage();
 	}
 
 	/**
