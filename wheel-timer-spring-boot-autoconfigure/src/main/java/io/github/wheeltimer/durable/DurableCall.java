@@ -166,6 +166,10 @@ public final class DurableCall implements DelayedTask, Runnable {
 		try {
 			value = this.method.invoke(values);
 		}
+		catch (LeaseLostException lost) {
+			calls.lost(this, lost);
+			return;
+		}
 		catch (Throwable ex) {
 			calls.failed(this, ex);
 			reportFailure(ex, values);

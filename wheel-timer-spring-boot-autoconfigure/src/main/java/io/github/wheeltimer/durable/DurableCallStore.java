@@ -211,9 +211,24 @@ public final class DurableCallStore {
 				: this.jdbc.update(release, owner);
 	}
 
-	/** The call ran: its row goes. Joins the running method's transaction if there is one. */
+	/**
+	 * The call ran: its row goes, whoever holds it now (a finish retried after an outage must
+	 * stop a take-over from running the call again).
+	 */
 	void finish(UUID id) {
 		this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ?", id);
+	}
+
+	/**
+	 * The call ran, in its method's own transaction, which this joins: its row goes only if this
+	 * run is still the row's, {@code owner}'s running call at that attempt (a take-over then a
+	 * re-claim, even by the same instance, starts another attempt). The delete locks the row until
+	 * that transaction ends, so a take-over waits for it, and then finds the row gone.
+	 * @return whether the row was this run's; if not, the transaction must roll back
+	 */
+	boolean finish(UUID id, UUID owner, int attempt) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND owner_id IS NOT DISTINCT FROM ? AND"
+				+ " state = '" + RUNNING + "' AND attempts = ?", id, owner, attempt) == 1;
 	}
 
 	void fail(UUID id, String error) {

@@ -465,6 +465,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 	}
 
+	/** The call's own transaction was rolled back: it had been taken over while it ran. */
+	void lost(DurableCall call, LeaseLostException ex) {
+		this.fenced.increment();
+		logger.warn(ex.getMessage() + " (a pause longer than wheel-timer.durable.lease: " + this.settings.lease()
+				+ "), so that its effects happen once, where it runs now");
+	}
+
 	void failed(DurableCall call, Throwable ex) {
 		this.failed.increment();
 		write(() -> this.store.fail(call.id(), ex.getClass().getName() + ": " + ex.getMessage()), call,
@@ -514,9 +521,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * Finishes a row inside the running method's own transaction, and counts it finished only once
 	 * that transaction commits: rolled back (a {@code setRollbackOnly()} without an exception, say),
 	 * the delete is undone and the row is finished on its own afterwards.
+	 * @throws LeaseLostException if the row is no longer this instance's running call (another
+	 * instance took it over meanwhile): the method's transaction must not commit
 	 */
 	void finishInTransaction(DurableCall call) {
-		this.store.finish(call.id());
+		if (!this.store.finish(call.id(), this.instance, call.attemptsBefore() + 1)) {
+			throw new LeaseLostException(call);
+		}
 		afterCompletion((status) -> {
 			if (status == TransactionSynchronization.STATUS_COMMITTED) {
 				call.finishedInTransaction();

@@ -2,6 +2,7 @@ package io.github.wheeltimer.durable;
 
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
@@ -84,6 +85,20 @@ public class DurableApp {
 		public void changeItsMind(String orderId) {
 			record(orderId, "changed its mind", null);
 			TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+		}
+
+		/** Holds the first attempt of {@link #slow(String)} open until a test lets it end. */
+		static volatile CountDownLatch firstAttemptMayEnd = new CountDownLatch(0);
+
+		/** Records each attempt as {@code callId#attempt}; the first one waits for the test. */
+		@DelayedExecution(delay = 200, durable = true)
+		@Transactional
+		public void slow(String callId) throws InterruptedException {
+			int attempt = DelayedCalls.currentAttempt();
+			record(callId + "#" + attempt, "slow", null);
+			if (attempt == 1) {
+				firstAttemptMayEnd.await(20, TimeUnit.SECONDS);
+			}
 		}
 
 		@DelayedExecution(delay = 200, durable = true)

@@ -313,6 +313,34 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aTransactionalCallTakenOverWhileItRanCommitsOnlyTheRunThatOwnsItsRow() throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		Orders.firstAttemptMayEnd = new CountDownLatch(1);
+		try {
+			app.getBean(Orders.class).slow("s-1");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> "RUNNING".equals(jdbc.queryForObject("SELECT MAX(state) FROM WHEEL_TIMER_CALL", String.class)));
+			// What a take-over does once this instance's lease ran out while the first attempt ran (a
+			// long pause): the row is pending again, and the next poll starts a second attempt.
+			jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'PENDING', owner_id = NULL");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> runs(app).stream().anyMatch((run) -> "s-1#2".equals(run.get("call_id"))));
+		}
+		finally {
+			Orders.firstAttemptMayEnd.countDown();
+		}
+		DurableCalls calls = app.getBean(DurableCalls.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().fenced() == 1);
+		// The first attempt's own transaction was rolled back: its effects never happened.
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("s-1#2");
+		assertThat(calls.counts().ran()).isEqualTo(1);
+		assertThat(calls.counts().failed()).isZero();
+		assertThat(calls.counts().suspectedDuplicates()).isEqualTo(1);
+		assertThat(calls(app)).isZero();
+	}
+
+	@Test
 	void aKeyThatIsNullFailsInTheCallersThread() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		assertThatIllegalArgumentException().isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid(null, null))
