@@ -681,6 +681,17 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.store.deleteFailedBefore(this.settings.failedRetention());
 		this.store.deleteInstancesSilentFor(this.settings.lease().multipliedBy(10));
 		this.futures.values().removeIf((reference) -> reference.get() == null);
+		// Not a failure (an instance that knows them may be on its way), but nothing runs them until then.
+		Instant now = now();
+		for (DurableCallStore.StateCount waiting : pendingOfMethodsNoLiveInstanceKnows(
+				this.store.instances(this.settings.lease()))) {
+			Instant due = waiting.earliestDue();
+			if (due != null && due.isBefore(now)) {
+				logger.warn(waiting.count() + " durable calls of method id '" + waiting.name() + "' are waiting, the"
+						+ " oldest since " + due + ": no live instance knows that method (renamed without"
+						+ " @DelayedExecution(id = ...), or removed?); they run once an instance that knows it starts");
+			}
+		}
 	}
 
 	private void retryDeferred() {
@@ -880,10 +891,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 */
 	public Report report(int failedLimit) {
 		List<DurableCallStore.Instance> instances = this.store.instances(this.settings.lease());
+		return new Report(this.store.countByState(), instances, this.store.failed(failedLimit),
+				pendingOfMethodsNoLiveInstanceKnows(instances));
+	}
+
+	private List<DurableCallStore.StateCount> pendingOfMethodsNoLiveInstanceKnows(
+			List<DurableCallStore.Instance> instances) {
 		Set<String> known = new HashSet<>(this.methods.keySet());
 		instances.stream().filter(DurableCallStore.Instance::alive).forEach((other) -> known.addAll(other.methods()));
-		return new Report(this.store.countByState(), instances, this.store.failed(failedLimit),
-				this.store.pendingOfUnknownMethods(known));
+		return this.store.pendingOfUnknownMethods(known);
 	}
 
 	/**
