@@ -48,6 +48,9 @@ public final class DurableCallStore {
 
 	private static final int ERROR_LENGTH = 4000;
 
+	/** The most rows one take-over statement releases. */
+	private static final int RELEASE_CHUNK = 1000;
+
 	/** Between the method ids of an instance's row: ids are trimmed, so none holds a line break. */
 	private static final String METHOD_SEPARATOR = "\n";
 
@@ -69,7 +72,8 @@ public final class DurableCallStore {
 
 	private final String start;
 
-	private final String releaseDead;
+	/** Rows claimed or running by an instance whose heartbeat is older than the lease. */
+	private final String ofDeadOwners;
 
 	DurableCallStore(DataSource dataSource, DurableDialect dialect, String tablePrefix, Duration lease) {
 		this.dataSource = dataSource;
@@ -90,9 +94,8 @@ public final class DurableCallStore {
 				+ " call_key = NULL WHERE id = ? AND owner_id IS NOT DISTINCT FROM ? AND state = '" + CLAIMED
 				+ "' AND EXISTS (SELECT 1"
 				+ " FROM " + this.instances + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
-		this.releaseDead = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE state IN ('"
-				+ CLAIMED + "', '" + RUNNING + "') AND owner_id NOT IN (SELECT id FROM " + this.instances
-				+ " WHERE heartbeat_at > " + dialect.before(lease) + ")";
+		this.ofDeadOwners = " FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '" + RUNNING + "') AND owner_id"
+				+ " NOT IN (SELECT id FROM " + this.instances + " WHERE heartbeat_at > " + dialect.before(lease) + ")";
 	}
 
 	DataSource dataSource() {
@@ -243,7 +246,26 @@ public final class DurableCallStore {
 	 * @return the number of calls taken over
 	 */
 	int releaseDeadOwners() {
-		return this.jdbc.update(this.releaseDead);
+		// Usually none: one cheap statement per poll, and a transaction only when there is work.
+		if (this.jdbc.queryForList("SELECT id" + this.ofDeadOwners + " LIMIT 1", UUID.class).isEmpty()) {
+			return 0;
+		}
+		// Rows locked by a transaction still open (a delayed method's finish on an instance frozen
+		// before its commit, a caller's cancel) are skipped, not waited for: a plain UPDATE would block
+		// every instance's poll for as long as that transaction stays open.
+		Integer released = this.ownTransaction.execute((status) -> {
+			List<UUID> ids = this.jdbc.queryForList("SELECT id" + this.ofDeadOwners + " FOR UPDATE SKIP LOCKED",
+					UUID.class);
+			int count = 0;
+			for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
+				List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
+				count += this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+						+ " WHERE id IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")",
+						chunk.toArray());
+			}
+			return count;
+		});
+		return (released != null) ? released : 0;
 	}
 
 	int deleteFailedBefore(Duration retention) {

@@ -1,5 +1,7 @@
 package io.github.wheeltimer.durable;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -15,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -183,6 +187,32 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(app)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
 			.containsExactlyInAnyOrder("claimed#1", "running#2");
 		assertThat(app.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
+	}
+
+	@Test
+	void aTakeOverSkipsARowLockedByAnOpenTransactionInsteadOfWaitingForIt() throws Exception {
+		String url = newDatabase();
+		ConfigurableApplicationContext app = start(url);
+		JdbcTemplate jdbc = jdbc(app);
+		UUID dead = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
+				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.far')", dead);
+		insertRow(jdbc, "orders.far", "[\"free\",null]", "CLAIMED", dead, 0);
+		insertRow(jdbc, "orders.far", "[\"locked\",null]", "RUNNING", dead, 1);
+		// A transaction that stays open on the second row: the dead instance's own finish, frozen
+		// before its commit, say.
+		try (Connection locking = app.getBean(DataSource.class).getConnection()) {
+			locking.setAutoCommit(false);
+			try (Statement statement = locking.createStatement()) {
+				statement.executeUpdate("UPDATE WHEEL_TIMER_CALL SET last_error = 'locked' WHERE arguments LIKE '%locked%'");
+			}
+			awaitRuns(app, 1);
+			assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("free");
+			locking.rollback();
+		}
+		awaitRuns(app, 2);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
+			.containsExactlyInAnyOrder("free#1", "locked#2");
 	}
 
 	@Test
