@@ -3,6 +3,7 @@ package io.github.wheeltimer.durable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,6 +14,10 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.util.StreamUtils;
 
 /**
@@ -20,15 +25,24 @@ import org.springframework.util.StreamUtils;
  * ({@code io/github/wheeltimer/durable/schema-postgresql.sql} or {@code schema-h2.sql}), the way
  * Spring Boot initializes the Quartz and Session schemas: on embedded databases by default
  * ({@code wheel-timer.durable.jdbc.initialize-schema}). The scripts create only what is missing,
- * so {@code always} is safe on every start. A table prefix other than {@code WHEEL_TIMER_} is
- * written into the script before it runs.
+ * so {@code always} is safe on every start, by several instances at once too: on PostgreSQL, whose
+ * {@code CREATE ... IF NOT EXISTS} fails when another session creates the same table at the same
+ * moment, the script runs under an advisory lock, so that instances starting together take turns.
+ * A table prefix other than {@code WHEEL_TIMER_} is written into the script before it runs.
  */
 public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
 	/** The prefix the scripts in the jar are written with. */
 	public static final String SCRIPT_PREFIX = "WHEEL_TIMER_";
 
+	/** PostgreSQL advisory lock keys are the application's; this one is ours, plus the prefix's hash. */
+	private static final long ADVISORY_LOCK_BASE = 0x5768_6565_6c54_0000L;
+
 	private final String tablePrefix;
+
+	private final DataSource dataSource;
+
+	private final DurableDialect dialect;
 
 	/**
 	 * Creates the initializer.
@@ -37,7 +51,14 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 	 * @param tablePrefix the prefix of the tables' names
 	 */
 	public DurableSchemaInitializer(DataSource dataSource, DatabaseInitializationMode mode, String tablePrefix) {
-		super(dataSource, settings(DurableDialect.of(dataSource), mode));
+		this(dataSource, DurableDialect.of(dataSource), mode, tablePrefix);
+	}
+
+	private DurableSchemaInitializer(DataSource dataSource, DurableDialect dialect, DatabaseInitializationMode mode,
+			String tablePrefix) {
+		super(dataSource, settings(dialect, mode));
+		this.dataSource = dataSource;
+		this.dialect = dialect;
 		this.tablePrefix = tablePrefix;
 	}
 
@@ -59,9 +80,40 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 
 	@Override
 	protected void runScripts(Scripts scripts) {
-		if (SCRIPT_PREFIX.equals(this.tablePrefix)) {
-			super.runScripts(scripts);
+		Scripts prefixed = prefixed(scripts);
+		if (this.dialect != DurableDialect.POSTGRESQL) {
+			super.runScripts(prefixed);
 			return;
+		}
+		ResourceDatabasePopulator populator = new ResourceDatabasePopulator();
+		prefixed.forEach(populator::addScript);
+		populator.setContinueOnError(prefixed.isContinueOnError());
+		populator.setSeparator(prefixed.getSeparator());
+		if (prefixed.getEncoding() != null) {
+			populator.setSqlScriptEncoding(prefixed.getEncoding().name());
+		}
+		// The lock and the script on one connection: a session-level lock, released by the unlock or
+		// by the end of the session if this instance dies meanwhile.
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try {
+			JdbcTemplate locking = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+			long key = ADVISORY_LOCK_BASE + this.tablePrefix.hashCode();
+			locking.queryForList("SELECT pg_advisory_lock(?)", key);
+			try {
+				populator.populate(connection);
+			}
+			finally {
+				locking.queryForList("SELECT pg_advisory_unlock(?)", key);
+			}
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	private Scripts prefixed(Scripts scripts) {
+		if (SCRIPT_PREFIX.equals(this.tablePrefix)) {
+			return scripts;
 		}
 		List<Resource> prefixed = new ArrayList<>();
 		for (Resource script : scripts) {
@@ -74,9 +126,9 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 				throw new UncheckedIOException(ex);
 			}
 		}
-		super.runScripts(new Scripts(prefixed).continueOnError(scripts.isContinueOnError())
+		return new Scripts(prefixed).continueOnError(scripts.isContinueOnError())
 			.separator(scripts.getSeparator())
-			.encoding(scripts.getEncoding()));
+			.encoding(scripts.getEncoding());
 	}
 
 }

@@ -26,10 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import tools.jackson.databind.JsonNode;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
-import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -658,8 +656,8 @@ class DurableCallsClusterTests {
 
 	/**
 	 * The test's own view of a database: a connection per statement, so that it works across a
-	 * restart of the server. Its tables are created before the instances start (the instances'
-	 * scripts then find them), so that three instances starting at once do not race to create them.
+	 * restart of the server. The durable calls' tables are left to the instances, which all start
+	 * at once with {@code initialize-schema=always}, as replicas of a deploy do.
 	 */
 	private static final class Database {
 
@@ -673,8 +671,6 @@ class DurableCallsClusterTests {
 			this.url = url;
 			this.dataSource = new DriverManagerDataSource(url, "postgres", "");
 			this.jdbc = new JdbcTemplate(this.dataSource);
-			new ResourceDatabasePopulator(new ClassPathResource("io/github/wheeltimer/durable/schema-postgresql.sql"))
-				.execute(this.dataSource);
 			ClusterInstance.createRunTable(this.jdbc);
 		}
 
