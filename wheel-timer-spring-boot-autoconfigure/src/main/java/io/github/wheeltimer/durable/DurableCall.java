@@ -49,6 +49,12 @@ public final class DurableCall implements DelayedTask, Runnable {
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
 
+	/**
+	 * Whether it was due already when it went on the wheel, counted in its instance's backlog
+	 * until it starts or leaves. Written before the call is put on the wheel and in the held map.
+	 */
+	private volatile boolean overdue;
+
 	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, int attemptsBefore,
 			@Nullable DurableResult result) {
 		this.method = method;
@@ -111,6 +117,14 @@ public final class DurableCall implements DelayedTask, Runnable {
 
 	Instant due() {
 		return this.due;
+	}
+
+	boolean overdue() {
+		return this.overdue;
+	}
+
+	void overdue(boolean overdue) {
+		this.overdue = overdue;
 	}
 
 	/** @return how many times the call started before, on instances whose lease then ran out */

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
@@ -128,6 +129,16 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private final Queue<Runnable> deferred = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean polling = new AtomicBoolean();
+
+	/**
+	 * Calls already due when they went on this instance's wheels and not started yet: what its
+	 * executors still have to get through. A poll stops claiming once it reaches a batch, so that
+	 * a backlog is shared with the other instances instead of hoarded by the first to poll.
+	 */
+	private final AtomicInteger backlog = new AtomicInteger();
+
+	/** Set by a poll that stopped for the backlog: the next poll comes as soon as half of it started. */
+	private volatile boolean refillWanted;
 
 	private final LongAdder scheduled = new LongAdder();
 
@@ -398,6 +409,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	/** Puts a claimed call on its method's wheel, to fire on the tick of its due time. */
 	private void hold(DurableCall call) {
 		long delayNanos = Math.max(0, Duration.between(now(), call.due()).toNanos());
+		call.overdue(delayNanos == 0);
 		Timeout timeout;
 		try {
 			timeout = call.durableMethod().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
@@ -407,6 +419,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			return;
 		}
 		this.held.put(call.id(), timeout);
+		if (call.overdue()) {
+			this.backlog.incrementAndGet();
+		}
 		String key = call.key();
 		if (key != null) {
 			this.heldByKey.put(heldKey(call.durableMethod().id(), key), call.id());
@@ -500,7 +515,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** Forgets a held call: it fires, or goes back. */
 	private void forget(DurableCall call) {
-		this.held.remove(call.id());
+		// Once per call: the held map says whether it was still counted.
+		if (this.held.remove(call.id()) != null && call.overdue()
+				&& this.backlog.decrementAndGet() <= this.settings.batchSize() / 2 && this.refillWanted) {
+			refill();
+		}
 		String key = call.key();
 		if (key != null) {
 			this.heldByKey.remove(heldKey(call.durableMethod().id(), key), call.id());
@@ -582,6 +601,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	private void poll() {
+		boolean wantRefill = false;
 		try {
 			if (!this.running) {
 				return;
@@ -595,9 +615,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			}
 			Instant until = now().plus(this.settings.horizon());
 			List<String> claimable = claimableMethods();
-			List<DurableCallStore.Row> rows;
-			do {
-				rows = this.store.claim(this.instance, until, claimable, this.settings.batchSize());
+			int batch = this.settings.batchSize();
+			boolean more = true;
+			while (more && this.running && this.backlog.get() < batch) {
+				List<DurableCallStore.Row> rows = this.store.claim(this.instance, until, claimable, batch);
 				for (DurableCallStore.Row row : rows) {
 					this.claimed.increment();
 					DurableMethod method = this.methods.get(row.methodId());
@@ -605,8 +626,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(), row.attempts(),
 							(future != null) ? future.get() : null));
 				}
+				more = rows.size() == batch;
 			}
-			while (rows.size() == this.settings.batchSize() && this.running);
+			// A batch of due calls waits for this instance's executors: what is left is the other
+			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
+			wantRefill = more && this.running;
 			this.lease.recovered();
 		}
 		catch (DataAccessException ex) {
@@ -617,6 +641,31 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 		finally {
 			armNextPoll();
+			if (wantRefill) {
+				this.refillWanted = true;
+				if (this.backlog.get() <= this.settings.batchSize() / 2) {
+					refill();
+				}
+			}
+		}
+	}
+
+	/**
+	 * Brings the next poll forward to now, once: a poll stopped claiming for the backlog, which is
+	 * half gone. Only the poll that cancels the armed one runs, so polls stay one at a time.
+	 */
+	private void refill() {
+		this.refillWanted = false;
+		Timeout next = this.nextPoll;
+		if (this.running && next != null && next.cancel()) {
+			this.polling.set(true);
+			try {
+				this.pollExecutor.execute(this::poll);
+			}
+			catch (RuntimeException refused) {
+				logger.warn("Durable calls' poll could not be started: " + refused);
+				armNextPoll();
+			}
 		}
 	}
 

@@ -101,6 +101,16 @@ public class DurableApp {
 			}
 		}
 
+		/** Holds every run of {@link #queued(String)} until a test lets them go. */
+		static volatile CountDownLatch queueMayMove = new CountDownLatch(0);
+
+		/** Waits for the test, holding no connection, then records its run. */
+		@DelayedExecution(delay = 200, durable = true, id = "orders.queued")
+		public void queued(String callId) throws InterruptedException {
+			queueMayMove.await(20, TimeUnit.SECONDS);
+			record(callId, "queued", null);
+		}
+
 		@DelayedExecution(delay = 200, durable = true)
 		public void explode(String orderId) {
 			throw new IllegalStateException("boom for " + orderId);

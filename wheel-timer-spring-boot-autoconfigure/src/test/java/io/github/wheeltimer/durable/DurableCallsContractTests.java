@@ -216,6 +216,35 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aBacklogOfDueCallsIsSharedWithAnInstanceThatJoinsInsteadOfHoardedByTheFirstToPoll() {
+		String url = newDatabase();
+		ConfigurableApplicationContext first = start(url, "wheel-timer.durable.batch-size=50");
+		JdbcTemplate jdbc = jdbc(first);
+		Orders.queueMayMove = new CountDownLatch(1);
+		try {
+			// Calls that fell due while no instance ran, say: a backlog of eight batches.
+			for (int i = 0; i < 400; i++) {
+				insertRow(jdbc, "orders.queued", "[\"q-" + i + "\"]", "PENDING", null, 0);
+			}
+			DurableCalls firstCalls = first.getBean(DurableCalls.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> firstCalls.counts().claimed() >= 50);
+			ConfigurableApplicationContext second = start(url, "wheel-timer.durable.batch-size=50");
+			DurableCalls secondCalls = second.getBean(DurableCalls.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> secondCalls.counts().claimed() >= 50);
+			// The first instance's executors are stuck on its first calls: it claimed one batch, no more.
+			assertThat(firstCalls.counts().claimed()).isLessThan(100);
+			Orders.queueMayMove.countDown();
+			awaitRuns(first, 400);
+			assertThat(runs(first)).extracting((run) -> run.get("call_id")).doesNotHaveDuplicates().hasSize(400);
+			assertThat(firstCalls.counts().ran() + secondCalls.counts().ran()).isEqualTo(400);
+			assertThat(secondCalls.counts().ran()).isPositive();
+		}
+		finally {
+			Orders.queueMayMove.countDown();
+		}
+	}
+
+	@Test
 	void twoInstancesRunEachCallOnce() throws Exception {
 		String url = newDatabase();
 		ConfigurableApplicationContext a = start(url);
