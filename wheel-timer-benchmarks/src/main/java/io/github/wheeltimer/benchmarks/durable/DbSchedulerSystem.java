@@ -30,7 +30,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class DbSchedulerSystem implements DurableSystem {
 
-	private static final String TASK = "bench-call";
+	static final String TASK = "bench-call";
 
 	/** Its default is 30 minutes; a benchmark that hangs should not. Nothing runs while it stops. */
 	private static final Duration SHUTDOWN_MAX_WAIT = Duration.ofSeconds(10);
@@ -141,7 +141,7 @@ final class DbSchedulerSystem implements DurableSystem {
 	 * The table its README documents for PostgreSQL, with its indexes, created before anything
 	 * is counted.
 	 */
-	private static void createTable(HikariDataSource pool) throws SQLException {
+	static void createTable(HikariDataSource pool) throws SQLException {
 		try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("""
 					CREATE TABLE scheduled_tasks (

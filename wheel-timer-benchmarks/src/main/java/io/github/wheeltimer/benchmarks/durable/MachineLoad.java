@@ -56,6 +56,16 @@ final class MachineLoad {
 		return Math.max(0, other / TICKS_PER_SECOND / seconds);
 	}
 
+	/**
+	 * As {@link #otherCoresSince(MachineLoad)}, where processes of the run other than this JVM and
+	 * PostgreSQL (child JVMs) used {@code runCpuSeconds} meanwhile.
+	 */
+	double otherCoresSince(MachineLoad earlier, double runCpuSeconds) {
+		double cores = otherCoresSince(earlier);
+		double seconds = (this.nanoTime - earlier.nanoTime) / 1e9;
+		return Double.isNaN(cores) ? cores : Math.max(0, cores - runCpuSeconds / seconds);
+	}
+
 	/** The first line of /proc/stat: every state but idle and iowait is busy. */
 	private static long machineBusy() throws IOException {
 		String[] fields = Files.readAllLines(STAT).get(0).trim().split("\\s+");

@@ -8,6 +8,13 @@
  * wheel-timer-benchmarks/run-durable --quick   # a smaller pass
  * </pre>
  * {@link io.github.wheeltimer.benchmarks.durable.DurableBenchmark} says what each row measures.
+ * <p>
+ * On a cluster, with faults: one and two instances, each a JVM of its own killed with SIGKILL
+ * ({@link io.github.wheeltimer.benchmarks.durable.ClusterBenchmark} says what each row measures):
+ * <pre>
+ * wheel-timer-benchmarks/run-cluster           # builds, then the full pass
+ * wheel-timer-benchmarks/run-cluster --quick   # a smaller pass
+ * </pre>
  * The test command does not run any of it, and no test asserts a speed.
  */
 package io.github.wheeltimer.benchmarks.durable;
