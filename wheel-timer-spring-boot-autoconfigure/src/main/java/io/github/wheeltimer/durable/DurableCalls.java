@@ -658,14 +658,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.refillWanted = false;
 		Timeout next = this.nextPoll;
 		if (this.running && next != null && next.cancel()) {
-			this.polling.set(true);
-			try {
-				this.pollExecutor.execute(this::poll);
-			}
-			catch (RuntimeException refused) {
-				logger.warn("Durable calls' poll could not be started: " + refused);
-				armNextPoll();
-			}
+			launchPoll();
+		}
+	}
+
+	/** Busy from the moment a poll is due, so that a virtual clock waits for it to end. */
+	private void launchPoll() {
+		this.polling.set(true);
+		try {
+			this.pollExecutor.execute(this::poll);
+		}
+		catch (RuntimeException refused) {
+			logger.warn("Durable calls' poll could not be started: " + refused);
+			armNextPoll();
 		}
 	}
 
@@ -675,17 +680,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			return;
 		}
 		try {
-			this.nextPoll = this.pollTimer.newTimeout((timeout) -> {
-				// Busy from the moment the poll is due, so a virtual clock waits for it to end.
-				this.polling.set(true);
-				try {
-					this.pollExecutor.execute(this::poll);
-				}
-				catch (RuntimeException refused) {
-					logger.warn("Durable calls' poll could not be started: " + refused);
-					armNextPoll();
-				}
-			}, this.settings.pollInterval().toNanos(), TimeUnit.NANOSECONDS);
+			this.nextPoll = this.pollTimer.newTimeout((timeout) -> launchPoll(), this.settings.pollInterval().toNanos(),
+					TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException stopping) {
 			// The poll timer stopped: this instance is stopping.

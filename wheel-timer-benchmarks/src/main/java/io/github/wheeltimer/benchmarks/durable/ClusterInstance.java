@@ -289,15 +289,7 @@ public final class ClusterInstance {
 		/** Static: a post-processor must exist before the beans it processes. */
 		@Bean
 		static BeanPostProcessor countingDataSource() {
-			return new BeanPostProcessor() {
-
-				@Override
-				public Object postProcessAfterInitialization(Object bean, String beanName) {
-					return (bean instanceof DataSource dataSource && !(bean instanceof CountingDataSource))
-							? new CountingDataSource(dataSource) : bean;
-				}
-
-			};
+			return CountingDataSource.wrapping();
 		}
 
 	}

@@ -18,6 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 import javax.sql.DataSource;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
+
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -228,6 +230,22 @@ final class CountingDataSource extends DelegatingDataSource {
 			return (sql.length() <= 140) ? sql : sql.substring(0, 137) + "...";
 		}
 
+	}
+
+	/**
+	 * Wraps the application's DataSource in a counting one, as the instances under test see it.
+	 * @return a bean post-processor for a benchmarked application
+	 */
+	static BeanPostProcessor wrapping() {
+		return new BeanPostProcessor() {
+
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String beanName) {
+				return (bean instanceof DataSource dataSource && !(bean instanceof CountingDataSource))
+						? new CountingDataSource(dataSource) : bean;
+			}
+
+		};
 	}
 
 }

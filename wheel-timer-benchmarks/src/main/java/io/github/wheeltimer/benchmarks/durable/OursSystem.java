@@ -135,15 +135,7 @@ public final class OursSystem implements DurableSystem {
 		/** Static: a post-processor must exist before the beans it processes. */
 		@Bean
 		static BeanPostProcessor countingDataSource() {
-			return new BeanPostProcessor() {
-
-				@Override
-				public Object postProcessAfterInitialization(Object bean, String beanName) {
-					return (bean instanceof DataSource dataSource && !(bean instanceof CountingDataSource))
-							? new CountingDataSource(dataSource) : bean;
-				}
-
-			};
+			return CountingDataSource.wrapping();
 		}
 
 	}
