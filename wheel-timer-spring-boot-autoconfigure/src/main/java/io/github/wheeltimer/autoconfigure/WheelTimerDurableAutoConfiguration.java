@@ -69,11 +69,10 @@ public final class WheelTimerDurableAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	DurableCalls durableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
-			ConfiguredTimers timers, BeanFactory beanFactory, Environment environment) {
+			BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
 		HashedWheelTimer pollTimer = builders.getObject().threadFactory(daemon("wheel-timer-durable-poll")).build();
-		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer,
-				timers.executor(TimerSettings.DEFAULT_TIMER), beanFactory);
+		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer, beanFactory);
 	}
 
 	@Bean

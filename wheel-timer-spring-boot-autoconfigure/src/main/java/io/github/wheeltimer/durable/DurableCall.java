@@ -1,5 +1,7 @@
 package io.github.wheeltimer.durable;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -39,6 +41,17 @@ public final class DurableCall implements DelayedTask, Runnable {
 	private final Instant due;
 
 	/** Starts before this one (the gate adds one). */
+	private static final VarHandle IN_BACKLOG;
+
+	static {
+		try {
+			IN_BACKLOG = MethodHandles.lookup().findVarHandle(DurableCall.class, "inBacklog", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private final int attemptsBefore;
 
 	private final @Nullable DurableResult result;
@@ -50,10 +63,10 @@ public final class DurableCall implements DelayedTask, Runnable {
 	private boolean finishedInTransaction;
 
 	/**
-	 * Whether it was due already when it went on the wheel, counted in its instance's backlog
-	 * until it starts or leaves. Written before the call is put on the wheel and in the held map.
+	 * Whether it counts in its instance's backlog: due already when it went on the wheel, and
+	 * neither started nor gone since. Left once, by whichever thread gets there first.
 	 */
-	private volatile boolean overdue;
+	private volatile boolean inBacklog;
 
 	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, int attemptsBefore,
 			@Nullable DurableResult result) {
@@ -119,12 +132,13 @@ public final class DurableCall implements DelayedTask, Runnable {
 		return this.due;
 	}
 
-	boolean overdue() {
-		return this.overdue;
+	void enterBacklog() {
+		this.inBacklog = true;
 	}
 
-	void overdue(boolean overdue) {
-		this.overdue = overdue;
+	/** @return whether this call was in the backlog, and now is not: true once at most */
+	boolean leaveBacklog() {
+		return IN_BACKLOG.compareAndSet(this, true, false);
 	}
 
 	/** @return how many times the call started before, on instances whose lease then ran out */

@@ -206,12 +206,22 @@ public final class DurableCallStore {
 	/**
 	 * Hands the calls {@code owner} claimed and has not started back to the other instances.
 	 * @param after only those due after this, or {@code null} for all
+	 * @param except calls to leave claimed: they fired, and start soon
 	 */
-	int releaseAll(UUID owner, @Nullable Instant after) {
-		String release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
-				+ " WHERE owner_id = ? AND state = '" + CLAIMED + "'";
-		return (after != null) ? this.jdbc.update(release + " AND due_at > ?", owner, timestamp(after))
-				: this.jdbc.update(release, owner);
+	int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
+		StringBuilder release = new StringBuilder("UPDATE " + this.calls + " SET state = '" + PENDING
+				+ "', owner_id = NULL WHERE owner_id = ? AND state = '" + CLAIMED + "'");
+		List<Object> arguments = new ArrayList<>();
+		arguments.add(owner);
+		if (after != null) {
+			release.append(" AND due_at > ?");
+			arguments.add(timestamp(after));
+		}
+		if (!except.isEmpty()) {
+			release.append(" AND id NOT IN (").append(String.join(", ", Collections.nCopies(except.size(), "?"))).append(')');
+			arguments.addAll(except);
+		}
+		return this.jdbc.update(release.toString(), arguments.toArray());
 	}
 
 	/**
@@ -226,7 +236,8 @@ public final class DurableCallStore {
 	 * The call ran, in its method's own transaction, which this joins: its row goes only if this
 	 * run is still the row's, {@code owner}'s running call at that attempt (a take-over then a
 	 * re-claim, even by the same instance, starts another attempt). The delete locks the row until
-	 * that transaction ends, so a take-over waits for it, and then finds the row gone.
+	 * that transaction ends: a take-over skips it meanwhile, and then finds it gone (or, if the
+	 * transaction rolled back, takes it over at a later poll).
 	 * @return whether the row was this run's; if not, the transaction must roll back
 	 */
 	boolean finish(UUID id, UUID owner, int attempt) {

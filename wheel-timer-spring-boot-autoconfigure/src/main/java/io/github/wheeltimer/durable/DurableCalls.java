@@ -14,7 +14,8 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -58,7 +59,7 @@ import org.springframework.util.StringUtils;
  * <ul>
  * <li>callers' threads write rows ({@link #schedule}) and, after the row is committed, put calls
  * due within the horizon on the method's wheel, recording them in {@code held};
- * <li>the poll runs on the poll executor, one at a time (the next one is armed when it ends), on a
+ * <li>the poll runs on a thread of its own, one at a time (the next one is armed when it ends), on a
  * private timer that follows the application's clock (a test's virtual clock too);
  * <li>heartbeats run on their own timer ({@link DurableLease});
  * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()});
@@ -95,7 +96,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private final BeanFactory beanFactory;
 
-	private final Executor pollExecutor;
+	/**
+	 * Where the polls run, one at a time: a thread of their own, so that delayed methods keeping
+	 * the application's executor busy never hold up the claims and take-overs of the instance.
+	 */
+	private final ExecutorService pollExecutor;
 
 	private final HashedWheelTimer pollTimer;
 
@@ -132,8 +137,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/**
 	 * Calls already due when they went on this instance's wheels and not started yet: what its
-	 * executors still have to get through. A poll stops claiming once it reaches a batch, so that
-	 * a backlog is shared with the other instances instead of hoarded by the first to poll.
+	 * executors still have to get through. A poll claims no more once a batch is waiting (so at most
+	 * two batches less one), so that a backlog is shared with the other instances instead of
+	 * hoarded by the first to poll. Calls due later are claimed in whole batches, to fire on time.
 	 */
 	private final AtomicInteger backlog = new AtomicInteger();
 
@@ -187,17 +193,20 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @param mapper the JSON mapper for arguments
 	 * @param pollTimer a private timer for the polls, on the clock the application's timers
 	 * follow; started and stopped by this
-	 * @param pollExecutor where the polls run
 	 * @param beanFactory where the beans of durable methods are found when their calls run
 	 */
 	public DurableCalls(DataSource dataSource, DurableSettings settings, JsonMapper mapper, HashedWheelTimer pollTimer,
-			Executor pollExecutor, BeanFactory beanFactory) {
+			BeanFactory beanFactory) {
 		this.store = new DurableCallStore(dataSource, DurableDialect.of(dataSource), settings.tablePrefix(),
 				settings.lease());
 		this.settings = settings;
 		this.mapper = mapper;
 		this.pollTimer = pollTimer;
-		this.pollExecutor = pollExecutor;
+		this.pollExecutor = Executors.newSingleThreadExecutor((task) -> {
+			Thread thread = new Thread(task, "wheel-timer-durable-poll-run");
+			thread.setDaemon(true);
+			return thread;
+		});
 		this.beanFactory = beanFactory;
 		this.systemClock = pollTimer.ticker() == Ticker.system();
 		this.baseNanos = pollTimer.ticker().nanoTime();
@@ -409,7 +418,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	/** Puts a claimed call on its method's wheel, to fire on the tick of its due time. */
 	private void hold(DurableCall call) {
 		long delayNanos = Math.max(0, Duration.between(now(), call.due()).toNanos());
-		call.overdue(delayNanos == 0);
+		if (delayNanos == 0) {
+			// Before the wheel: a call that fires and starts at once leaves the backlog once, either way.
+			call.enterBacklog();
+			this.backlog.incrementAndGet();
+		}
 		Timeout timeout;
 		try {
 			timeout = call.durableMethod().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
@@ -418,9 +431,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			handBack(call, "its timer refused it: " + refused.getMessage());
 			return;
 		}
-		this.held.put(call.id(), timeout);
-		if (call.overdue()) {
-			this.backlog.incrementAndGet();
+		Timeout previous = this.held.put(call.id(), timeout);
+		if (previous != null && previous.task() instanceof DurableCall stale && stale != call && previous.cancel()) {
+			// Claimed again while an older claim of the same row was still on the wheel (this instance
+			// took itself over after a pause): the older one would fail its gate anyway.
+			leaveBacklog(stale);
 		}
 		String key = call.key();
 		if (key != null) {
@@ -428,7 +443,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 		if (timeout.isExpired()) {
 			// It fired (and was taken off) before it was recorded.
-			release(call);
+			forget(call);
 		}
 	}
 
@@ -515,14 +530,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** Forgets a held call: it fires, or goes back. */
 	private void forget(DurableCall call) {
-		// Once per call: the held map says whether it was still counted.
-		if (this.held.remove(call.id()) != null && call.overdue()
-				&& this.backlog.decrementAndGet() <= this.settings.batchSize() / 2 && this.refillWanted) {
-			refill();
-		}
+		// Only this call's entry: a newer claim of the same row may have replaced it.
+		this.held.computeIfPresent(call.id(), (id, timeout) -> (timeout.task() == call) ? null : timeout);
+		leaveBacklog(call);
 		String key = call.key();
 		if (key != null) {
 			this.heldByKey.remove(heldKey(call.durableMethod().id(), key), call.id());
+		}
+	}
+
+	private void leaveBacklog(DurableCall call) {
+		if (call.leaveBacklog() && this.backlog.decrementAndGet() <= this.settings.batchSize() / 2
+				&& this.refillWanted) {
+			refill();
 		}
 	}
 
@@ -679,15 +699,14 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			this.polling.set(false);
 			return;
 		}
+		// Idle before the next poll is published: a refill that launches it sets busy again.
+		this.polling.set(false);
 		try {
 			this.nextPoll = this.pollTimer.newTimeout((timeout) -> launchPoll(), this.settings.pollInterval().toNanos(),
 					TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException stopping) {
 			// The poll timer stopped: this instance is stopping.
-		}
-		finally {
-			this.polling.set(false);
 		}
 	}
 
@@ -787,14 +806,18 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				byMethod.merge(call.durableMethod().method().description(), 1, Integer::sum);
 			}
 		}
+		int released = 0;
+		boolean interrupted = false;
 		try {
 			// Finishes and failures that waited for the database first: their calls must not run again.
 			retryDeferred();
-			int released = this.store.releaseAll(this.instance, keepUntil);
+			released = this.store.releaseAll(this.instance, keepUntil, Set.of());
+			this.handedBack.add(released);
 			int ranHere = kept.size();
 			if (keepUntil != null) {
-				awaitDrained(kept, keepUntil.plus(DRAIN_SLACK));
-				// What did not start in time, and claims that were not held (made while stopping).
+				interrupted = !awaitDrained(kept, keepUntil.plus(DRAIN_SLACK));
+				// What did not fire in time goes back too, and so do claims that were not held (made
+				// while stopping); calls that fired and wait for an executor thread still run here.
 				for (UUID id : kept) {
 					Timeout timeout = this.held.get(id);
 					if (timeout != null && timeout.cancel() && timeout.task() instanceof DurableCall call) {
@@ -803,9 +826,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					}
 				}
 				ranHere -= kept.size();
-				released += this.store.releaseAll(this.instance, null);
+				int late = this.store.releaseAll(this.instance, null, Set.copyOf(kept));
+				this.handedBack.add(late);
+				released += late;
 			}
-			this.handedBack.add(released);
 			if (released > 0) {
 				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
 						+ " handed back to the database, to run on another instance or at the next start: "
@@ -821,22 +845,33 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					+ " them over once this instance's lease (" + this.settings.lease() + ") runs out: "
 					+ ex.getMessage());
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
-	/** Waits until the kept calls have started (or gone back), or until {@code deadline}. */
-	private void awaitDrained(Set<UUID> kept, Instant deadline) throws InterruptedException {
+	/**
+	 * Waits until the kept calls have started (or gone back), or until {@code deadline}.
+	 * @return {@code false} if the thread was interrupted: the stop goes on without waiting
+	 */
+	private boolean awaitDrained(Set<UUID> kept, Instant deadline) {
 		synchronized (kept) {
 			while (!kept.isEmpty()) {
 				long waitMillis = Duration.between(Instant.now(), deadline).toMillis();
 				if (waitMillis <= 0) {
-					return;
+					return true;
 				}
-				kept.wait(waitMillis);
+				try {
+					kept.wait(waitMillis);
+				}
+				catch (InterruptedException ex) {
+					return false;
+				}
 			}
 		}
+		return true;
 	}
 
 	/**
@@ -848,6 +883,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.stopped = true;
 		this.running = false;
 		this.pollTimer.stop();
+		this.pollExecutor.shutdown();
 		this.lease.end();
 		try {
 			retryDeferred();

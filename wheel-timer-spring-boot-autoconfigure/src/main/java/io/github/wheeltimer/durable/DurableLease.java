@@ -51,6 +51,13 @@ final class DurableLease {
 	private volatile long connectedSinceNanos = DISCONNECTED;
 
 	/**
+	 * When the last beat succeeded. A beat that succeeds long after the one before (it waited
+	 * for a connection through an outage, say) counts as a reconnection: the others' beats may
+	 * have lapsed meanwhile too. Heartbeat's thread only.
+	 */
+	private long lastBeatNanos;
+
+	/**
 	 * Beats go on after the instance stops taking calls, until {@link #end()}: calls still running
 	 * while the timers wait for them must not be taken over as a dead instance's.
 	 */
@@ -83,7 +90,8 @@ final class DurableLease {
 	 */
 	void begin(Collection<String> methods) {
 		this.store.heartbeat(this.instance, this.name, methods);
-		this.connectedSinceNanos = System.nanoTime();
+		this.lastBeatNanos = System.nanoTime();
+		this.connectedSinceNanos = this.lastBeatNanos;
 		this.timer.start();
 		arm(methods);
 	}
@@ -98,13 +106,14 @@ final class DurableLease {
 		}
 		try {
 			this.store.heartbeat(this.instance, this.name, methods);
-			if (this.connectedSinceNanos == DISCONNECTED) {
-				this.connectedSinceNanos = System.nanoTime();
+			long now = System.nanoTime();
+			if (this.connectedSinceNanos == DISCONNECTED || now - this.lastBeatNanos > 2 * this.interval.toNanos()) {
+				this.connectedSinceNanos = now;
 			}
+			this.lastBeatNanos = now;
 			recovered();
 		}
 		catch (DataAccessException ex) {
-			this.connectedSinceNanos = DISCONNECTED;
 			failed(ex, "heartbeat");
 		}
 		finally {
@@ -120,8 +129,13 @@ final class DurableLease {
 		return since != DISCONNECTED && System.nanoTime() - since >= this.lease.toNanos();
 	}
 
-	/** Records a failure to reach the database: one warning for an outage, not one per statement. */
+	/**
+	 * Records a failure to reach the database: one warning for an outage, not one per statement.
+	 * The others may have failed to beat meanwhile too: this instance takes none of their calls
+	 * over until it has been connected again for a whole lease.
+	 */
 	void failed(DataAccessException ex, String what) {
+		this.connectedSinceNanos = DISCONNECTED;
 		if (this.outage == null) {
 			logger.warn("Durable calls cannot reach their database (" + what + "); calls due meanwhile run once it"
 					+ " answers: " + ex.getMessage());

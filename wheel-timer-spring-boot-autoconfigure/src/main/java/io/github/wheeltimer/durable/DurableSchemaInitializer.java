@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,6 +14,7 @@ import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.core.io.Resource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -92,19 +94,33 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		if (prefixed.getEncoding() != null) {
 			populator.setSqlScriptEncoding(prefixed.getEncoding().name());
 		}
+		customize(populator);
 		// The lock and the script on one connection: a session-level lock, released by the unlock or
-		// by the end of the session if this instance dies meanwhile.
+		// by the end of the session if this instance dies meanwhile. Each statement commits before
+		// the unlock (a pool may hand out connections with auto-commit off), so that the next
+		// instance finds the tables.
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
 		try {
-			JdbcTemplate locking = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-			long key = ADVISORY_LOCK_BASE + this.tablePrefix.hashCode();
-			locking.queryForList("SELECT pg_advisory_lock(?)", key);
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(true);
 			try {
-				populator.populate(connection);
+				JdbcTemplate locking = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+				long key = ADVISORY_LOCK_BASE + this.tablePrefix.hashCode();
+				locking.queryForList("SELECT pg_advisory_lock(?)", key);
+				try {
+					populator.populate(connection);
+				}
+				finally {
+					locking.queryForList("SELECT pg_advisory_unlock(?)", key);
+				}
 			}
 			finally {
-				locking.queryForList("SELECT pg_advisory_unlock(?)", key);
+				connection.setAutoCommit(autoCommit);
 			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not create the durable calls' tables: " + ex.getMessage(),
+					ex);
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);

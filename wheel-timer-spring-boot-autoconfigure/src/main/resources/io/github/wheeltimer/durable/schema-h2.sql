@@ -34,3 +34,6 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_INSTANCE (
     -- The durable method ids it knows, one per line: calls of a method no live instance knows are reported.
     methods       CHARACTER VARYING NOT NULL
 );
+
+-- Tables made by an earlier version of this script: the instance's methods came later.
+ALTER TABLE WHEEL_TIMER_INSTANCE ADD COLUMN IF NOT EXISTS methods CHARACTER VARYING DEFAULT '' NOT NULL;

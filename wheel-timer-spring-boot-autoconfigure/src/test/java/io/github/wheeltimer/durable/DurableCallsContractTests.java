@@ -231,8 +231,9 @@ abstract class DurableCallsContractTests {
 			ConfigurableApplicationContext second = start(url, "wheel-timer.durable.batch-size=50");
 			DurableCalls secondCalls = second.getBean(DurableCalls.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> secondCalls.counts().claimed() >= 50);
-			// The first instance's executors are stuck on its first calls: it claimed one batch, no more.
-			assertThat(firstCalls.counts().claimed()).isLessThan(100);
+			// The first instance's executor (8 threads) is stuck on its first calls: it stopped claiming
+			// once a batch waited, so it holds at most two batches less one, plus the 8 started.
+			assertThat(firstCalls.counts().claimed()).isLessThanOrEqualTo(2 * 50 - 1 + 8);
 			Orders.queueMayMove.countDown();
 			awaitRuns(first, 400);
 			assertThat(runs(first)).extracting((run) -> run.get("call_id")).doesNotHaveDuplicates().hasSize(400);
