@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
@@ -133,7 +132,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	/** Writes that failed (the database was unreachable), retried by the next poll. */
 	private final Queue<Runnable> deferred = new ConcurrentLinkedQueue<>();
 
-	private final AtomicBoolean polling = new AtomicBoolean();
+	/**
+	 * Polls launched and not yet ended: what a virtual clock waits for. Counted from the moment a
+	 * poll is due until the next one is armed, so that the clock never sees an idle instance with
+	 * no poll armed; a count, not a flag, because a refill may launch a poll while the one before
+	 * is still arming.
+	 */
+	private final AtomicInteger polling = new AtomicInteger();
 
 	/**
 	 * Calls already due when they went on this instance's wheels and not started yet: what its
@@ -616,7 +621,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.lease.begin(List.copyOf(new TreeMap<>(this.methods).keySet()));
 		this.pollTimer.start();
 		this.running = true;
-		this.polling.set(true);
+		this.polling.incrementAndGet();
 		this.pollExecutor.execute(this::poll);
 	}
 
@@ -684,7 +689,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/** Busy from the moment a poll is due, so that a virtual clock waits for it to end. */
 	private void launchPoll() {
-		this.polling.set(true);
+		this.polling.incrementAndGet();
 		try {
 			this.pollExecutor.execute(this::poll);
 		}
@@ -696,17 +701,18 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	private void armNextPoll() {
 		if (!this.running) {
-			this.polling.set(false);
+			this.polling.decrementAndGet();
 			return;
 		}
-		// Idle before the next poll is published: a refill that launches it sets busy again.
-		this.polling.set(false);
 		try {
 			this.nextPoll = this.pollTimer.newTimeout((timeout) -> launchPoll(), this.settings.pollInterval().toNanos(),
 					TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException stopping) {
 			// The poll timer stopped: this instance is stopping.
+		}
+		finally {
+			this.polling.decrementAndGet();
 		}
 	}
 
@@ -910,7 +916,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * @return {@code null} if idle, else what is in progress
 	 */
 	public @Nullable String busy() {
-		return this.polling.get() ? "a poll of durable calls is in progress" : null;
+		return (this.polling.get() > 0) ? "a poll of durable calls is in progress" : null;
 	}
 
 	/**
