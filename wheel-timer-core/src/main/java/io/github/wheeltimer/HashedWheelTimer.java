@@ -1011,6 +1011,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				if (timeout.prev != null) {
 					HashedWheelTimer.this.wheel.remove(timeout);
 				}
+				notifyCancelled(timeout);
 			}
 			return !queue.isEmpty();
 		}
@@ -1201,8 +1202,10 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 */
 	private void cancelAndReportUnprocessed() {
 		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
-		while (this.cancellations.poll() != null) {
-			// Their timeouts are cancelled already; the wheel is emptied below.
+		HashedWheelTimeout cancelled;
+		while ((cancelled = this.cancellations.poll()) != null) {
+			// Cancelled by their callers already; the wheel is emptied below.
+			notifyCancelled(cancelled);
 		}
 		WheelNode node;
 		while ((node = this.incoming.pollOrWait()) != null) {
@@ -1239,6 +1242,16 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			// One line, not one per timeout: a million pending timeouts may share one faulty task class.
 			logger.log(Level.WARNING, failures + " of " + unprocessed.size()
 					+ " unprocessed timeouts' tasks threw when told they would never run; the first:", firstFailure);
+		}
+	}
+
+	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */
+	private static void notifyCancelled(HashedWheelTimeout timeout) {
+		try {
+			timeout.task.cancelled(timeout);
+		}
+		catch (Throwable ex) {
+			warn(() -> "Task of " + timeout + " threw when told it was cancelled", ex);
 		}
 	}
 

@@ -19,6 +19,20 @@ public interface TimerTask {
 	void run(Timeout timeout) throws Exception;
 
 	/**
+	 * Called when its caller cancelled the timeout with {@link Timeout#cancel()}: the task will never
+	 * run. Netty 4.2's contract, so Netty code ports as it is: called once, on the timer's worker
+	 * thread, after the timeout has left the wheel (within about a tick of the cancel), also when the
+	 * timer stops before getting to it. It is not called for a timeout that ran, nor for one that the
+	 * timer's stop cancelled ({@link #unprocessed(Timeout)} is).
+	 * <p>
+	 * Use it to release what the task holds. Keep it short: it runs on the worker thread, between
+	 * ticks. An exception thrown here is logged and goes no further. The default does nothing.
+	 * @param timeout the handle this task was scheduled with, now cancelled
+	 */
+	default void cancelled(Timeout timeout) {
+	}
+
+	/**
 	 * Called instead of {@link #run(Timeout)} when the timer stopped before the timeout fell due:
 	 * the timeout is cancelled, counted as unprocessed, and this task will never run. It is called
 	 * once per such timeout, before {@link Timer#stop()} returns, on the thread that ends the timer
