@@ -1,9 +1,11 @@
 package io.github.wheeltimer;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Human-readable nanosecond amounts for messages and {@code toString()}.
+ * Nanosecond amounts: from a {@link Duration} without overflow, and human-readable for messages
+ * and {@code toString()}.
  */
 final class Durations {
 
@@ -28,6 +30,16 @@ final class Durations {
 			return (nanos / 1000) + "us";
 		}
 		return nanos + "ns";
+	}
+
+	/** The duration in nanoseconds, {@link Long#MAX_VALUE} (or MIN) where it does not fit. */
+	static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException overflow) {
+			return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+		}
 	}
 
 }

@@ -4,9 +4,7 @@ import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -22,8 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -32,31 +28,35 @@ import java.util.function.Supplier;
  * Dubbo's timers made familiar, driven by one worker thread.
  *
  * <h2>How it keeps time</h2>
- * Time is cut into <em>ticks</em> of {@code tickDuration}, and the wheel is a ring of
- * {@code ticksPerWheel} buckets. A timeout whose deadline falls in tick {@code k} goes into bucket
- * {@code k mod ticksPerWheel}; when tick {@code k} is over, the worker fires the timeouts of that
- * bucket whose deadline has passed and leaves the others for a later revolution. Scheduling and
- * cancelling cost O(1) whatever the number of pending timeouts.
+ * Time is cut into <em>ticks</em> of {@code tickDuration}. The wheel's finest level is a ring of
+ * {@code ticksPerWheel} buckets holding the ticks of the current <em>turn</em>, one tick each:
+ * when a tick is over, the worker fires every timeout of its bucket. A timeout further away waits
+ * in a coarser level (64 slots each, every slot a whole turn of the level below, as many levels
+ * as the furthest deadline needs) and moves down, by its own deadline, when the hand reaches its
+ * slot: Varghese and Lauck's hierarchical wheel, in the aligned form Tokio's timer uses.
+ * Scheduling and cancelling cost O(1) whatever the number of pending timeouts, and a timeout
+ * moves at most once per level, so the worker's work follows what fires, not what waits.
  * <ul>
  * <li><b>Precision.</b> A timeout never fires before its deadline, and normally fires at the end of
  * the tick that holds it: up to one {@code tickDuration} late, plus however long the thread takes
  * to wake. A deadline exactly on a tick boundary fires at that boundary, not a tick later. A zero
- * or negative delay fires at the end of the current tick.
+ * or negative delay fires at the end of the current tick. Only the finest level fires, so moving
+ * down never makes a timeout early (Kafka's hierarchical timer fires a coarse bucket at its start,
+ * up to a tick early; this one does not).
  * Timeouts that fall due in the same tick are not ordered among themselves. Pick the coarsest
  * tick your use tolerates: 100 ms (the default) for request timeouts and order expiry, 1-10 ms
  * where lateness matters more.</li>
  * <li><b>Wheel size.</b> {@code ticksPerWheel} (default 512, rounded up to a power of two) is how
- * many ticks one revolution spans: 512 x 100 ms = 51.2 s. A timeout further away than one
- * revolution stays in its bucket for several revolutions. The worker skips a bucket whose earliest
- * deadline lies in a later revolution, but walks the whole bucket when something in it is due, so
- * far timeouts sharing a bucket with near ones are looked at again each revolution: a wheel that
- * spans your usual delays keeps the worker's work proportional to what fires. Each bucket costs
- * about 40 bytes.</li>
+ * many ticks a turn spans: 512 x 100 ms = 51.2 s. A timeout due within the current turn goes
+ * straight into its bucket; one further away costs a move per level it comes down (a 30-minute
+ * timeout on the defaults: two). A larger wheel saves moves for delays up to its turn, and costs
+ * about 40 bytes per bucket.</li>
  * <li><b>Idle cost.</b> Unlike Netty's timer, the worker does not wake on every tick: with nothing
  * pending it parks until a timeout arrives, and otherwise it sleeps until the next tick that has a
- * timeout in it. New and cancelled timeouts reach the worker within about one tick.</li>
+ * timeout due; far timeouts move down on its way there, never with a wake-up of their own. New and
+ * cancelled timeouts reach the worker within about one tick.</li>
  * <li><b>Memory.</b> One pending timeout costs one object of 40 bytes (with compressed oops), plus
- * whatever its task holds. A cancelled timeout is released within about one tick.</li>
+ * whatever its task holds, at any level. A cancelled timeout is released within about one tick.</li>
  * </ul>
  *
  * <h2>Where tasks run</h2>
@@ -76,8 +76,8 @@ import java.util.function.Supplier;
  * {@value #INSTANCE_COUNT_WARNING_THRESHOLD} run at once).
  *
  * <h2>Watching it</h2>
- * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, bucket
- * occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread;
+ * {@link #snapshot()} returns everything the timer reports (state, counters, tick lag, the levels
+ * and their occupancy, worker thread) in one immutable {@link WheelSnapshot}, cheaply and from any thread;
  * {@link #counters()} and {@link #tickLag()} read a part of it for less. {@link #nextTimeouts(int, Duration)}
  * asks the worker which pending timeouts fall due first.
  *
@@ -115,41 +115,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	/*
 	 * Threads and state
 	 * -----------------
-	 * Any thread: newTimeout, cancel, snapshot, nextTimeouts, stop. They touch only
-	 *   - state, stopDeadline: CAS-ed volatiles (the lifecycle),
-	 *   - incoming (new timeouts) and cancellations (cancelled ones): lock-free MPSC queues,
-	 *   - queries: a Treiber stack of questions only the worker can answer, because answering
-	 *     walks the buckets' links (the push's CAS publishes the query's fields),
-	 *   - the LongAdder counters, and workerArmed (see below).
-	 * The worker thread alone owns the wheel (buckets and their links) and the fields of Worker
-	 * (if starting the worker fails, the starting thread inherits the queues, as no worker ran).
-	 * It publishes tick, fired, unprocessed, lateness, awakeSince and the maximum lag with opaque
-	 * stores; readers use opaque loads: each is a single-writer value, so readers need freshness,
-	 * not ordering. The current lag is derived by the reader from them and the wheel's opaque
-	 * bounds, reading the clock first so that a reader's own delay never counts as lag.
-	 *
-	 * Counters: scheduled is counted by the scheduling thread before it enqueues, cancelled is the
-	 * cancellation queue's own index, fired and unprocessed by the worker, expired and failed by
-	 * whichever thread ran the task (expired in a worker-only field when that is the worker).
-	 * Reading the outcomes before scheduled keeps derived numbers (pending, running) from going
-	 * negative.
-	 *
-	 * Waking the worker (no idle wake-ups)
-	 * -------------------------------------
-	 * The worker sleeps until the next tick that has a due timeout, or for ever when the wheel is
-	 * empty. Before a sleep that ends later than the next tick boundary it sets workerArmed = 1
-	 * and then checks both queues and the query stack once more; a thread that enqueues checks
-	 * workerArmed after its enqueue, and whoever flips it 1 -> 0 unparks the worker. Both sides write then read
-	 * volatiles (Dekker), so either the worker sees the new element or the enqueuer sees the flag:
-	 * nothing waits longer than one tick to reach the wheel. A sleep that ends at the next
-	 * boundary is not armed: its elements are picked up at that boundary anyway. A worker woken
-	 * twice within one tick stops arming until the next tick, so a stream of schedules or
-	 * cancels costs at most a few wake-ups per tick, never one per call.
-	 *
-	 * Stopping races scheduling the same way: stop writes state, then the worker drains the
-	 * incoming queue; a scheduler enqueues, then re-reads state, and if it sees SHUTDOWN it races
-	 * the worker for its own timeout with a CAS on the timeout's state. Either the worker returns
-	 * it in the stop report, or the scheduler takes it back and throws. No timeout is left behind.
+	 * Any thread calls newTimeout, cancel, snapshot, nextTimeouts and stop. This class owns the
+	 * lifecycle: state and stopDeadline, CAS-ed volatiles. Everything else has an owner of its own,
+	 * which says in its comment who writes what:
+	 *   - TimerWorker: the worker thread's loop, the wheel (Wheel, hand included) and the
+	 *     consuming ends of the hand-off queues;
+	 *   - WorkerWakeUp: the handshake that lets the worker sleep without missing an enqueue;
+	 *   - TimerCounters: the counters, each with its writer;
+	 *   - SoonestQueries: the questions only the worker can answer.
+	 * Readers (snapshot, counters, tickLag) use opaque loads of single-writer values: they need
+	 * freshness, not ordering. The lag is derived by the reader, reading the clock first so that a
+	 * reader's own delay never counts as lag.
 	 */
 
 	private static final int INIT = 0;
@@ -159,23 +135,6 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	private static final int SHUTDOWN = 2;
 
 	private static final long NOT_STOPPING = Long.MIN_VALUE;
-
-	/** {@code awakeSince} while the worker is parked, has not started, or has ended. */
-	private static final long NOT_AWAKE = Long.MIN_VALUE;
-
-	/**
-	 * Most queue elements the worker takes in one go before it looks at the clock again: a burst
-	 * of new timeouts must not hold up the ones falling due meanwhile. 4096 take well under a
-	 * millisecond.
-	 */
-	private static final int TRANSFER_BATCH = 1 << 12;
-
-	/**
-	 * Most fires that share one clock reading for their lateness. A clock read costs about as much
-	 * as handing a timeout to run, so reading it after every task would double the cost of a full
-	 * bucket.
-	 */
-	private static final int LATENESS_BATCH = 32;
 
 	private static final System.Logger logger = System.getLogger(HashedWheelTimer.class.getName());
 
@@ -191,38 +150,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private static final VarHandle STOP_DEADLINE;
 
-	private static final VarHandle WORKER_ARMED;
-
-	private static final VarHandle TICK;
-
-	private static final VarHandle FIRED;
-
-	private static final VarHandle UNPROCESSED;
-
-	private static final VarHandle MAX_TICK_LAG;
-
-	private static final VarHandle LATENESS;
-
-	private static final VarHandle EXPIRED_ON_WORKER;
-
-	private static final VarHandle AWAKE_SINCE;
-
-	private static final VarHandle QUERIES;
-
 	static {
 		try {
 			MethodHandles.Lookup lookup = MethodHandles.lookup();
 			STATE = lookup.findVarHandle(HashedWheelTimer.class, "state", int.class);
 			STOP_DEADLINE = lookup.findVarHandle(HashedWheelTimer.class, "stopDeadline", long.class);
-			WORKER_ARMED = lookup.findVarHandle(HashedWheelTimer.class, "workerArmed", int.class);
-			TICK = lookup.findVarHandle(HashedWheelTimer.class, "tick", long.class);
-			FIRED = lookup.findVarHandle(HashedWheelTimer.class, "fired", long.class);
-			UNPROCESSED = lookup.findVarHandle(HashedWheelTimer.class, "unprocessed", long.class);
-			MAX_TICK_LAG = lookup.findVarHandle(HashedWheelTimer.class, "maxTickLag", long.class);
-			LATENESS = lookup.findVarHandle(HashedWheelTimer.class, "lateness", long.class);
-			EXPIRED_ON_WORKER = lookup.findVarHandle(HashedWheelTimer.class, "expiredOnWorker", long.class);
-			AWAKE_SINCE = lookup.findVarHandle(HashedWheelTimer.class, "awakeSince", long.class);
-			QUERIES = lookup.findVarHandle(HashedWheelTimer.class, "queries", SoonestQuery.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -236,9 +168,6 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	private final long maxPendingTimeouts;
 
 	private final ThreadFactory threadFactory;
-
-	/** {@code null}: tasks run on the worker thread. */
-	private final Executor taskExecutor;
 
 	private final Ticker ticker;
 
@@ -260,50 +189,16 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private final AtomicReference<Set<Timeout>> unprocessedTimeouts = new AtomicReference<>(Set.of());
 
-	// Hand-off to the worker.
+	// Owners of the rest.
 
-	private final IntrusiveMpscQueue incoming = new IntrusiveMpscQueue();
-
-	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations = new ChunkedMpscQueue<>();
-
-	private volatile int workerArmed;
-
-	/** Questions for the worker about the wheel's content: a Treiber stack, emptied by the worker. */
-	private volatile SoonestQuery queries;
-
-	// Counters.
-
-	private final LongAdder scheduled = new LongAdder();
-
-	private final LongAdder rejected = new LongAdder();
-
-	private final LongAdder expired = new LongAdder();
-
-	private final LongAdder failed = new LongAdder();
+	private final TimerCounters counters;
 
 	/** Pending timeouts, kept only when there is a limit to enforce; {@code null} otherwise. */
 	private final AtomicLong limitedPending;
 
-	// Written by the worker only (opaque), read by anyone.
-
-	private long tick;
-
-	private long fired;
-
-	private long unprocessed;
-
-	private long maxTickLag;
-
-	/** In microseconds, saturating. */
-	private long lateness;
-
-	/** Tasks that ran to completion on the worker thread itself: counted without a CAS. */
-	private long expiredOnWorker;
-
-	/** When the worker began its current pass of work; NOT_AWAKE while it parks. */
-	private long awakeSince = NOT_AWAKE;
-
 	private final Wheel wheel;
+
+	private final TimerWorker worker;
 
 	/**
 	 * Creates a timer with a tick of {@link #DEFAULT_TICK_DURATION 100 ms} and
@@ -346,9 +241,12 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		this.limitedPending = (this.maxPendingTimeouts > 0) ? new AtomicLong() : null;
 		this.threadFactory = (builder.threadFactory != null) ? builder.threadFactory
 				: HashedWheelTimer::newDefaultWorkerThread;
-		this.taskExecutor = builder.taskExecutor;
 		this.ticker = builder.ticker;
 		this.wheel = new Wheel(wheelSize, this.tickNanos);
+		ChunkedMpscQueue<HashedWheelTimeout> cancellations = new ChunkedMpscQueue<>();
+		this.counters = new TimerCounters(cancellations);
+		this.worker = new TimerWorker(this, this.counters, cancellations, this.wheel, this.tickNanos,
+				builder.taskExecutor, this.ticker);
 		this.origin = this.ticker.nanoTime();
 	}
 
@@ -413,11 +311,12 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private void startWorker() {
 		try {
-			Thread thread = this.threadFactory.newThread(new Worker());
+			Thread thread = this.threadFactory.newThread(this.worker);
 			if (thread == null) {
 				throw new IllegalStateException("threadFactory " + this.threadFactory + " returned no thread");
 			}
 			this.workerThread = thread;
+			this.worker.wakeUp.attach(thread);
 			thread.start();
 		}
 		catch (RuntimeException | Error ex) {
@@ -425,9 +324,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			// that saw STARTED before this line have enqueued, and are reported as unprocessed;
 			// later ones see SHUTDOWN after enqueueing and take their timeouts back.
 			this.state = SHUTDOWN;
-			cancelAndReportUnprocessed();
-			this.terminated.countDown();
-			answerQueriesAfterTermination();
+			workerEnding(null, this.worker.collectUnprocessed());
+			workerEnded();
 			throw ex;
 		}
 		this.ticker.attach(this.workerThread);
@@ -457,13 +355,13 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long deadline = (delayNanos <= 0) ? now + 1
 				: (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
 		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, deadline);
-		this.scheduled.increment();
-		this.incoming.offer(timeout);
+		this.counters.scheduled.increment();
+		this.worker.incoming.offer(timeout);
 		if (this.state != STARTED) {
 			takeBackIfStopped(timeout);
 		}
 		else {
-			signalWorker();
+			this.worker.wakeUp.ring();
 		}
 		return timeout;
 	}
@@ -477,7 +375,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		}
 		catch (RuntimeException | Error ex) {
 			// Stopped, or the worker thread could not be started: either way this call is refused.
-			this.rejected.increment();
+			this.counters.rejected.increment();
 			throw ex;
 		}
 	}
@@ -486,7 +384,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long pending = this.limitedPending.incrementAndGet();
 		if (pending > this.maxPendingTimeouts) {
 			this.limitedPending.decrementAndGet();
-			this.rejected.increment();
+			this.counters.rejected.increment();
 			throw new RejectedExecutionException("Cannot schedule a timeout: " + this.maxPendingTimeouts
 					+ " timeouts are pending, which is the limit (maxPendingTimeouts = " + this.maxPendingTimeouts + ")");
 		}
@@ -498,11 +396,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 */
 	void takeBackIfStopped(HashedWheelTimeout timeout) {
 		if (timeout.cancelWithoutNotice()) {
-			this.scheduled.decrement();
-			this.rejected.increment();
-			releasePending(1);
+			this.counters.scheduled.decrement();
+			this.counters.rejected.increment();
+			released(1);
 			// A draining worker may have linked it already: tell it nothing is pending any more.
-			signalWorker();
+			this.worker.wakeUp.ring();
 			throw stopped();
 		}
 	}
@@ -513,18 +411,13 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/** Called by {@link HashedWheelTimeout#cancel()} after it won the cancellation. */
 	void cancelled(HashedWheelTimeout timeout) {
-		this.cancellations.offer(timeout);
-		releasePending(1);
-		signalWorker();
+		this.worker.cancellations.offer(timeout);
+		released(1);
+		this.worker.wakeUp.ring();
 	}
 
-	private void signalWorker() {
-		if (this.workerArmed != 0 && WORKER_ARMED.compareAndSet(this, 1, 0)) {
-			this.ticker.unpark(this.workerThread);
-		}
-	}
-
-	private void releasePending(long count) {
+	/** Frees room under the pending limit: a timeout fired, was cancelled or was returned. */
+	void released(long count) {
 		if (this.limitedPending != null) {
 			this.limitedPending.addAndGet(-count);
 		}
@@ -563,18 +456,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			throw new IllegalStateException(
 					"A task of this timer cannot stop it: the timer waits for its tasks' thread to finish");
 		}
-		long drainNanos = saturatedNanos(drainTimeout);
+		long drainNanos = Durations.saturatedNanos(drainTimeout);
 		long now = elapsedNanos();
 		long deadline = (drainNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + drainNanos;
 		boolean stopper = STOP_DEADLINE.compareAndSet(this, NOT_STOPPING, deadline);
 		if (stopper) {
 			int previous = (int) STATE.getAndSet(this, SHUTDOWN);
 			if (previous == INIT) {
-				this.terminated.countDown();
-				answerQueriesAfterTermination();
+				workerEnded();
 			}
 			else {
-				this.ticker.unpark(this.workerThread);
+				this.worker.wakeUp.interrupt();
 			}
 		}
 		awaitTermination();
@@ -617,614 +509,19 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	}
 
 	/**
-	 * Returns the source of time this timer was built with: {@link Ticker#system()} unless the
-	 * builder was given another.
-	 * @return the ticker
+	 * Called by the thread that owns the wheel as the timer ends (the worker, or the thread whose
+	 * start of it failed): keeps the stop report, and tells each unprocessed timeout's task that it
+	 * will never run, before {@code stop()} returns, so that whoever waits for it learns even when
+	 * nobody reads the report (the worker died, or the caller of {@code stop()} dropped the set).
 	 */
-	public Ticker ticker() {
-		return this.ticker;
-	}
-
-	/**
-	 * Returns the number of timeouts accepted that have neither fired nor been cancelled. Exact
-	 * whenever no call is in progress; cheap enough to call often.
-	 * @return the pending timeouts
-	 */
-	public long pendingTimeouts() {
-		long fired = (long) FIRED.getOpaque(this);
-		long unprocessed = (long) UNPROCESSED.getOpaque(this);
-		long cancelled = this.cancellations.offeredCount();
-		return pending(this.scheduled.sum(), fired, unprocessed, cancelled);
-	}
-
-	/** Outcomes must be read before {@code scheduled}, so that pending cannot come out negative. */
-	private static long pending(long scheduled, long fired, long unprocessed, long cancelled) {
-		return Math.max(0, scheduled - fired - unprocessed - cancelled);
-	}
-
-	/**
-	 * Reads everything the timer reports at this moment; see {@link WheelSnapshot}. Never blocks the
-	 * worker; costs one pass over the occupied buckets.
-	 * @return an immutable snapshot
-	 */
-	public WheelSnapshot snapshot() {
-		int state = this.state;
-		WheelSnapshot.Counters counters = counters();
-		long pending = pending(counters.scheduled(), counters.fired(), counters.unprocessed(), counters.cancelled());
-		long currentTick = currentTick(state);
-		Thread thread = this.workerThread;
-		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.ticksPerWheel(),
-				currentTick, pending, this.maxPendingTimeouts, counters, tickLag(),
-				Duration.ofNanos((long) MAX_TICK_LAG.getOpaque(this)), this.wheel.occupancy(currentTick),
-				new WheelSnapshot.Worker((thread != null) ? thread.getName() : null, thread != null && thread.isAlive(),
-						this.workerFailure));
-	}
-
-	/**
-	 * Reads only the counters: what {@link #snapshot()} reports as
-	 * {@link WheelSnapshot#counters()}, without the pass over the buckets. Cheap enough for
-	 * metrics that poll each counter separately.
-	 * @return the counters at this moment
-	 */
-	public WheelSnapshot.Counters counters() {
-		long expired = this.expired.sum() + (long) EXPIRED_ON_WORKER.getOpaque(this);
-		long failed = this.failed.sum();
-		long lateness = (long) LATENESS.getOpaque(this);
-		long fired = (long) FIRED.getOpaque(this);
-		long unprocessed = (long) UNPROCESSED.getOpaque(this);
-		long cancelled = this.cancellations.offeredCount();
-		long rejected = this.rejected.sum();
-		long scheduled = this.scheduled.sum();
-		long running = Math.max(0, fired - expired - failed);
-		return new WheelSnapshot.Counters(scheduled, expired, failed, cancelled, rejected, running, unprocessed,
-				Duration.of(lateness, ChronoUnit.MICROS));
-	}
-
-	/**
-	 * Returns how far behind the worker is now: how long ago the earliest tick that holds a due
-	 * timeout ended, if the worker has not processed it yet, or how much longer than a tick its
-	 * current pass of work has lasted; zero while it keeps up. A worker that is blocked (by a task
-	 * running on it, say) shows a lag that keeps growing. Costs a look at the occupancy bits up to
-	 * the next occupied bucket.
-	 * @return the lag, zero or positive
-	 */
-	public Duration tickLag() {
-		long now = elapsedNanos();
-		long awakeSince = (long) AWAKE_SINCE.getOpaque(this);
-		long busyTooLong = (awakeSince == NOT_AWAKE) ? 0 : now - awakeSince - this.tickNanos;
-		long dueTick = this.wheel.findNextDueTick((long) TICK.getOpaque(this));
-		long dueTickEnded = (dueTick >= Long.MAX_VALUE / this.tickNanos) ? 0 : now - (dueTick + 1) * this.tickNanos;
-		return Duration.ofNanos(Math.max(0, Math.max(busyTooLong, dueTickEnded)));
-	}
-
-	/**
-	 * Returns the pending timeouts that fall due first, soonest first: at most {@code limit} of
-	 * them. Only the worker thread may walk the buckets, so the calling thread asks it and waits:
-	 * the worker answers between two ticks, within about one tick, or later while a task runs on
-	 * the worker thread. Callers asking at the same moment share one walk of the buckets, which
-	 * skips every bucket whose earliest deadline comes after a full answer; not asking costs the
-	 * worker nothing. The answer is empty before the worker started and once the timer has stopped.
-	 * Timeouts scheduled within the last tick may still be on their way to the wheel and missing
-	 * from it, and a timeout in it may have fired or been cancelled since.
-	 * @param limit the most timeouts to return, zero or more
-	 * @param maxWait how long to wait for the worker's answer
-	 * @return the timeouts, an immutable list
-	 * @throws IllegalArgumentException if {@code limit} is negative
-	 * @throws TimeoutException if the worker did not answer within {@code maxWait}
-	 * @throws InterruptedException if the calling thread was interrupted while waiting
-	 */
-	public List<Timeout> nextTimeouts(int limit, Duration maxWait) throws TimeoutException, InterruptedException {
-		if (limit < 0) {
-			throw new IllegalArgumentException("limit must be zero or more, was " + limit);
+	void workerEnding(Throwable failure, Set<Timeout> unprocessed) {
+		if (failure != null) {
+			this.state = SHUTDOWN;
+			this.workerFailure = failure.toString();
+			logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
+					+ " and the timer accepts no more", failure);
 		}
-		Objects.requireNonNull(maxWait, "maxWait must not be null");
-		if (Thread.currentThread() == this.workerThread) {
-			// A task running on the worker: the thread that owns the buckets may walk them.
-			return this.wheel.soonest((long) TICK.getOpaque(this), limit);
-		}
-		try {
-			return askWorkerForSoonest(limit).get(saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw new IllegalStateException(cause);
-		}
-	}
-
-	/**
-	 * Puts the question to the worker. The future completes on the worker thread, so it must not
-	 * leave this package: a caller's callback on it would run there and hold up every timeout.
-	 */
-	CompletableFuture<List<Timeout>> askWorkerForSoonest(int limit) {
-		SoonestQuery query = new SoonestQuery(limit);
-		if (this.state == INIT || limit == 0) {
-			query.answer.complete(List.of());
-			return query.answer;
-		}
-		SoonestQuery head;
-		do {
-			head = this.queries;
-			query.next = head;
-		}
-		while (!QUERIES.compareAndSet(this, head, query));
-		// Dekker with the worker's end: it counts down the latch, then empties the stack. If it
-		// has ended, it may not have seen this query, so the asker answers (the wheel is empty).
-		if (this.terminated.getCount() == 0) {
-			answerQueriesAfterTermination();
-		}
-		else {
-			signalWorker();
-		}
-		return query.answer;
-	}
-
-	/** Completes every waiting query with an empty answer: no worker will walk the wheel again. */
-	private void answerQueriesAfterTermination() {
-		for (SoonestQuery query = (SoonestQuery) QUERIES.getAndSet(this, null); query != null; query = query.next) {
-			query.answer.complete(List.of());
-		}
-	}
-
-	/**
-	 * The hand follows the clock while the timer runs, even across ticks the worker slept through
-	 * because they were empty; it stops where the worker stopped.
-	 */
-	private long currentTick(int state) {
-		long processed = (long) TICK.getOpaque(this);
-		if (state == STARTED) {
-			return Math.max(processed, elapsedNanos() / this.tickNanos);
-		}
-		return processed;
-	}
-
-	private static WheelSnapshot.State publicState(int state) {
-		return switch (state) {
-			case INIT -> WheelSnapshot.State.INIT;
-			case STARTED -> WheelSnapshot.State.STARTED;
-			default -> WheelSnapshot.State.SHUTDOWN;
-		};
-	}
-
-	long elapsedNanos() {
-		return this.ticker.nanoTime() - this.origin;
-	}
-
-	/**
-	 * Runs a due timeout's task on the task executor, and counts how it ended. (On the worker
-	 * thread, {@code Worker.runOnWorker} does it.) Marks the thread as running a task of this timer
-	 * meanwhile, so that the task cannot deadlock by stopping its own timer.
-	 */
-	void runTask(HashedWheelTimeout timeout) {
-		HashedWheelTimer outer = taskRunningFor.get();
-		taskRunningFor.set(this);
-		try {
-			timeout.task.run(timeout);
-			this.expired.increment();
-		}
-		catch (Throwable ex) {
-			this.failed.increment();
-			warn(() -> "Task of " + timeout + " threw an exception", ex);
-		}
-		finally {
-			if (outer != null) {
-				taskRunningFor.set(outer);
-			}
-			else {
-				taskRunningFor.remove();
-			}
-		}
-	}
-
-	/**
-	 * Logs a task's failure. Describing the timeout calls the task's {@code toString()}, and a
-	 * logging backend may fail too: neither may escape into the worker's loop.
-	 */
-	private static void warn(Supplier<String> message, Throwable failure) {
-		try {
-			logger.log(Level.WARNING, message, failure);
-		}
-		catch (Throwable describing) {
-			try {
-				logger.log(Level.WARNING, "A timeout's task failed, and describing it failed too: " + describing, failure);
-			}
-			catch (Throwable ignored) {
-				// Nothing more can be said; the failure is counted.
-			}
-		}
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException overflow) {
-			return Long.MAX_VALUE;
-		}
-	}
-
-	@Override
-	public String toString() {
-		return "HashedWheelTimer(" + publicState(this.state) + ", tick " + Durations.format(this.tickNanos) + ", "
-				+ this.wheel.ticksPerWheel() + " buckets, " + pendingTimeouts() + " pending)";
-	}
-
-	/**
-	 * The worker thread's loop. Everything in here runs on the worker thread only.
-	 */
-	private final class Worker implements Runnable {
-
-		/** Ticks processed so far: the tick the worker processes next. */
-		private long processed;
-
-		/** The tick in which the worker was last woken by a signal, to spot a second one. */
-		private long lastSignalTick = -1;
-
-		/** The worker does not arm before this tick (it was signalled twice in one tick). */
-		private long armingSuppressedUntil = -1;
-
-		private final Consumer<HashedWheelTimeout> fireDue = this::fire;
-
-		/*
-		 * Lateness is counted in batches of at most LATENESS_BATCH fires: each fire of a batch
-		 * counts as handed to run at the clock reading that ends the batch. So a task that holds
-		 * the worker makes the timeouts after it late by that time (as they are), and, at worst,
-		 * the few fired just before it in the same batch too: the sum errs on the late side, never
-		 * the early one, and costs one clock read per batch rather than one per task.
-		 */
-
-		/** The clock reading that opened the current batch. */
-		private long batchStart;
-
-		/** Fires in the current batch. */
-		private int batchFires;
-
-		/** The current batch's lateness up to batchStart, summed over its fires. */
-		private long batchLateness;
-
-		@Override
-		public void run() {
-			Throwable failure = null;
-			try {
-				this.processed = elapsedNanos() / HashedWheelTimer.this.tickNanos;
-				TICK.setOpaque(HashedWheelTimer.this, this.processed);
-				loop();
-			}
-			catch (Throwable ex) {
-				failure = ex;
-			}
-			finally {
-				try {
-					finish(failure);
-				}
-				finally {
-					AWAKE_SINCE.setOpaque(HashedWheelTimer.this, NOT_AWAKE);
-					runningInstances.decrementAndGet();
-					HashedWheelTimer.this.terminated.countDown();
-					answerQueriesAfterTermination();
-				}
-			}
-		}
-
-		private void loop() {
-			while (true) {
-				startPass(elapsedNanos());
-				boolean moreCancellations = processCancellations();
-				if (isStopDue()) {
-					return;
-				}
-				boolean moreIncoming = transferIncoming();
-				if (HashedWheelTimer.this.queries != null) {
-					answerQueries();
-				}
-				long currentTick = elapsedNanos() / HashedWheelTimer.this.tickNanos;
-				if (currentTick > this.processed && !expireUpTo(currentTick)) {
-					return;
-				}
-				// The counters, not the wheel: a timeout taken back by its racing scheduler may
-				// still be linked, cancelled, in a bucket.
-				if (HashedWheelTimer.this.state == SHUTDOWN && pendingTimeouts() == 0) {
-					return;
-				}
-				if (!moreCancellations && !moreIncoming) {
-					if (HashedWheelTimer.this.state == SHUTDOWN && nothingFallsDueBeforeStopDeadline()) {
-						return;
-					}
-					sleep();
-				}
-			}
-		}
-
-		/**
-		 * Begins a pass of work: readers count the lag of a pass that outlasts a tick from here.
-		 * The pass before, if the worker went straight on without parking, ends now.
-		 */
-		private void startPass(long now) {
-			endPass(now);
-			AWAKE_SINCE.setOpaque(HashedWheelTimer.this, now);
-		}
-
-		/** Ends a pass: one that outlasted its tick is lag, kept if it is the worst so far. */
-		private void endPass(long now) {
-			// The worker is awakeSince's only writer: a plain read sees its own last store.
-			long passStart = HashedWheelTimer.this.awakeSince;
-			if (passStart != NOT_AWAKE) {
-				recordMaxLag(now - passStart - HashedWheelTimer.this.tickNanos);
-				AWAKE_SINCE.setOpaque(HashedWheelTimer.this, NOT_AWAKE);
-			}
-		}
-
-		/**
-		 * A drain waits for timeouts that can still fire in it, not for its whole length. One due
-		 * exactly at the stop deadline cannot: the stop is due first (see isStopDue).
-		 */
-		private boolean nothingFallsDueBeforeStopDeadline() {
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			if (!timer.incoming.isEmpty()) {
-				return false;
-			}
-			long dueTick = timer.wheel.nextDueTick(this.processed);
-			return dueTick >= Long.MAX_VALUE / timer.tickNanos || (dueTick + 1) * timer.tickNanos >= timer.stopDeadline;
-		}
-
-		/** One walk answers every waiting query, each with the head of the longest answer. */
-		private void answerQueries() {
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			SoonestQuery queries = (SoonestQuery) QUERIES.getAndSet(timer, null);
-			int longest = 0;
-			for (SoonestQuery query = queries; query != null; query = query.next) {
-				longest = Math.max(longest, query.limit);
-			}
-			List<Timeout> soonest;
-			try {
-				soonest = timer.wheel.soonest(this.processed, longest);
-			}
-			catch (RuntimeException | Error ex) {
-				// Out of memory for a huge limit, say: the askers hear of it, the worker goes on.
-				for (SoonestQuery query = queries; query != null; query = query.next) {
-					query.answer.completeExceptionally(ex);
-				}
-				return;
-			}
-			for (SoonestQuery query = queries; query != null; query = query.next) {
-				query.answer.complete((soonest.size() <= query.limit) ? soonest : soonest.subList(0, query.limit));
-			}
-		}
-
-		private boolean isStopDue() {
-			return HashedWheelTimer.this.state == SHUTDOWN && elapsedNanos() >= HashedWheelTimer.this.stopDeadline;
-		}
-
-		/** @return whether more cancellations wait than one batch took */
-		private boolean processCancellations() {
-			ChunkedMpscQueue<HashedWheelTimeout> queue = HashedWheelTimer.this.cancellations;
-			for (int i = 0; i < TRANSFER_BATCH; i++) {
-				HashedWheelTimeout timeout = queue.poll();
-				if (timeout == null) {
-					return false;
-				}
-				if (timeout.prev != null) {
-					HashedWheelTimer.this.wheel.remove(timeout);
-				}
-				notifyCancelled(timeout);
-			}
-			return !queue.isEmpty();
-		}
-
-		/** @return whether more new timeouts wait than one batch took */
-		private boolean transferIncoming() {
-			IntrusiveMpscQueue queue = HashedWheelTimer.this.incoming;
-			boolean clockRead = false;
-			for (int i = 0; i < TRANSFER_BATCH; i++) {
-				HashedWheelTimeout timeout = (HashedWheelTimeout) queue.pollOrWait();
-				if (timeout == null) {
-					endLatenessBatch();
-					return false;
-				}
-				if (!timeout.isPending()) {
-					timeout.next = null;
-					continue;
-				}
-				// One division per timeout: the tick decides both "overdue?" and the bucket.
-				long tick = HashedWheelTimer.this.wheel.tickOf(timeout.deadline);
-				if (tick < this.processed) {
-					// Overdue on arrival (a delay of zero, or a busy worker).
-					timeout.next = null;
-					if (!clockRead) {
-						this.batchStart = elapsedNanos();
-						clockRead = true;
-					}
-					fire(timeout);
-				}
-				else {
-					// add() sets the links the queue left in the node.
-					HashedWheelTimer.this.wheel.add(timeout, tick);
-				}
-			}
-			endLatenessBatch();
-			return !queue.isEmpty();
-		}
-
-		/**
-		 * Processes every tick before {@code currentTick}; after a sleep of more than one
-		 * revolution, each bucket once.
-		 * @return {@code false} if a stop became due meanwhile and the worker must end now
-		 */
-		private boolean expireUpTo(long currentTick) {
-			Wheel wheel = HashedWheelTimer.this.wheel;
-			long from = Math.max(this.processed, currentTick - wheel.ticksPerWheel());
-			for (long tick = from; tick < currentTick; tick++) {
-				long startedAt = elapsedNanos();
-				this.batchStart = startedAt;
-				// Lag only where something was due: a bucket of later-round timeouts the worker
-				// slept through on purpose is not late.
-				int fired = wheel.expire(tick, this.fireDue);
-				endLatenessBatch();
-				if (fired > 0) {
-					recordMaxLag(startedAt - (tick + 1) * HashedWheelTimer.this.tickNanos);
-					if (isStopDue()) {
-						publishProcessed(tick + 1);
-						return false;
-					}
-				}
-			}
-			publishProcessed(currentTick);
-			return true;
-		}
-
-		private void publishProcessed(long tick) {
-			this.processed = tick;
-			TICK.setOpaque(HashedWheelTimer.this, tick);
-		}
-
-		private void recordMaxLag(long lag) {
-			if (lag > HashedWheelTimer.this.maxTickLag) {
-				MAX_TICK_LAG.setOpaque(HashedWheelTimer.this, lag);
-			}
-		}
-
-		/** Hands a due timeout to run; {@code batchStart} must be set. */
-		private void fire(HashedWheelTimeout timeout) {
-			if (!timeout.expire()) {
-				return;
-			}
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			FIRED.setOpaque(timer, timer.fired + 1);
-			this.batchLateness += Math.max(0, this.batchStart - timeout.deadline);
-			releasePending(1);
-			Executor executor = timer.taskExecutor;
-			if (executor == null) {
-				runOnWorker(timeout);
-			}
-			else {
-				try {
-					executor.execute(timeout);
-				}
-				catch (Throwable ex) {
-					timer.failed.increment();
-					warn(() -> "Task executor refused " + timeout, ex);
-				}
-			}
-			if (++this.batchFires == LATENESS_BATCH) {
-				endLatenessBatch();
-			}
-		}
-
-		/** Runs a task on the worker thread itself, its only writer of expiredOnWorker. */
-		private void runOnWorker(HashedWheelTimeout timeout) {
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			try {
-				timeout.task.run(timeout);
-				EXPIRED_ON_WORKER.setOpaque(timer, timer.expiredOnWorker + 1);
-			}
-			catch (Throwable ex) {
-				timer.failed.increment();
-				warn(() -> "Task of " + timeout + " threw an exception", ex);
-			}
-		}
-
-		/** Counts the lateness of the fires since the batch began, and begins the next batch. */
-		private void endLatenessBatch() {
-			if (this.batchFires == 0) {
-				return;
-			}
-			long now = elapsedNanos();
-			long lateMicros = (this.batchLateness + this.batchFires * Math.max(0, now - this.batchStart)) / 1_000;
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			// Saturates: 100,000 fires a second, 50 ms late each, would overflow a nanosecond sum in weeks.
-			LATENESS.setOpaque(timer, (timer.lateness > Long.MAX_VALUE - lateMicros) ? Long.MAX_VALUE
-					: timer.lateness + lateMicros);
-			this.batchStart = now;
-			this.batchFires = 0;
-			this.batchLateness = 0;
-		}
-
-		private void sleep() {
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			long tickNanos = timer.tickNanos;
-			long now = elapsedNanos();
-			if (now / tickNanos > this.processed) {
-				return;
-			}
-			long nextBoundary = (this.processed + 1) * tickNanos;
-			long dueTick = timer.wheel.nextDueTick(this.processed);
-			long wakeAt = (dueTick >= Long.MAX_VALUE / tickNanos) ? Long.MAX_VALUE : (dueTick + 1) * tickNanos;
-			if (timer.state == SHUTDOWN) {
-				wakeAt = Math.min(wakeAt, timer.stopDeadline);
-			}
-			boolean armed = wakeAt > nextBoundary;
-			if (armed && this.processed < this.armingSuppressedUntil) {
-				wakeAt = nextBoundary;
-				armed = false;
-			}
-			if (armed) {
-				timer.workerArmed = 1;
-				if (!timer.incoming.isEmpty() || !timer.cancellations.isEmpty() || timer.queries != null) {
-					timer.workerArmed = 0;
-					return;
-				}
-			}
-			endPass(now);
-			timer.ticker.park((wakeAt == Long.MAX_VALUE) ? Long.MAX_VALUE : wakeAt - now);
-			// A stray interrupt would make every later park return at once.
-			Thread.interrupted();
-			if (armed && (int) WORKER_ARMED.getAndSet(timer, 0) == 0) {
-				long signalledIn = elapsedNanos() / tickNanos;
-				if (signalledIn == this.lastSignalTick) {
-					this.armingSuppressedUntil = signalledIn + 1;
-				}
-				this.lastSignalTick = signalledIn;
-			}
-		}
-
-		private void finish(Throwable failure) {
-			HashedWheelTimer timer = HashedWheelTimer.this;
-			if (failure != null) {
-				timer.state = SHUTDOWN;
-				timer.workerFailure = failure.toString();
-				logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
-						+ " and the timer accepts no more", failure);
-			}
-			cancelAndReportUnprocessed();
-		}
-
-	}
-
-	/**
-	 * Cancels every timeout that has not run and keeps them for the stop report. Called once the
-	 * state is SHUTDOWN, by the thread that owns the wheel: the worker as it ends, or the thread
-	 * whose start of the worker failed (then the wheel is empty and only the queue holds timeouts).
-	 */
-	private void cancelAndReportUnprocessed() {
-		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
-		HashedWheelTimeout cancelled;
-		while ((cancelled = this.cancellations.poll()) != null) {
-			// Cancelled by their callers already; the wheel is emptied below.
-			notifyCancelled(cancelled);
-		}
-		WheelNode node;
-		while ((node = this.incoming.pollOrWait()) != null) {
-			node.next = null;
-			collectUnprocessed((HashedWheelTimeout) node, unprocessed);
-		}
-		this.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
-		UNPROCESSED.setOpaque(this, this.unprocessed + unprocessed.size());
-		releasePending(unprocessed.size());
 		this.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
-		notifyUnprocessed(unprocessed);
-	}
-
-	/**
-	 * Tells each unprocessed timeout's task that it will never run, before {@code stop()} returns,
-	 * so that whoever waits for it learns even when nobody reads the stop report (the worker died,
-	 * or the caller of {@code stop()} dropped the set).
-	 */
-	private static void notifyUnprocessed(Set<Timeout> unprocessed) {
 		int failures = 0;
 		Throwable firstFailure = null;
 		for (Timeout timeout : unprocessed) {
@@ -1245,36 +542,217 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		}
 	}
 
-	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */
-	private static void notifyCancelled(HashedWheelTimeout timeout) {
+	/** The timer has ended: stop() may return, and no worker will answer questions again. */
+	void workerEnded() {
+		if (this.workerThread != null && this.workerThread == Thread.currentThread()) {
+			runningInstances.decrementAndGet();
+		}
+		this.terminated.countDown();
+		this.worker.queries.answerEmpty();
+	}
+
+	boolean isStopping() {
+		return this.state == SHUTDOWN;
+	}
+
+	long stopDeadline() {
+		return this.stopDeadline;
+	}
+
+	/**
+	 * Returns the source of time this timer was built with: {@link Ticker#system()} unless the
+	 * builder was given another.
+	 * @return the ticker
+	 */
+	public Ticker ticker() {
+		return this.ticker;
+	}
+
+	/**
+	 * Returns the number of timeouts accepted that have neither fired nor been cancelled. Exact
+	 * whenever no call is in progress; cheap enough to call often.
+	 * @return the pending timeouts
+	 */
+	public long pendingTimeouts() {
+		return this.counters.pending();
+	}
+
+	/**
+	 * Reads everything the timer reports at this moment; see {@link WheelSnapshot}. Never blocks the
+	 * worker; costs one pass over the occupied slots.
+	 * @return an immutable snapshot
+	 */
+	public WheelSnapshot snapshot() {
+		int state = this.state;
+		WheelSnapshot.Counters counters = counters();
+		long pending = TimerCounters.pending(counters.scheduled(), counters.fired(), counters.unprocessed(),
+				counters.cancelled());
+		long now = elapsedNanos();
+		long tick = (state == STARTED) ? Math.max(this.wheel.hand(), now / this.tickNanos) : this.wheel.hand();
+		Thread thread = this.workerThread;
+		return new WheelSnapshot(publicState(state), Duration.ofNanos(this.tickNanos), this.wheel.buckets(), tick,
+				pending, this.maxPendingTimeouts, counters, tickLag(), Duration.ofNanos(this.counters.maxLag()),
+				this.wheel.levels(now), new WheelSnapshot.Worker((thread != null) ? thread.getName() : null,
+						thread != null && thread.isAlive(), this.workerFailure));
+	}
+
+	/**
+	 * Reads only the counters: what {@link #snapshot()} reports as
+	 * {@link WheelSnapshot#counters()}, without the pass over the slots. Cheap enough for
+	 * metrics that poll each counter separately.
+	 * @return the counters at this moment
+	 */
+	public WheelSnapshot.Counters counters() {
+		return this.counters.read();
+	}
+
+	/**
+	 * Returns how far behind the worker is now: how long ago the earliest tick that holds a due
+	 * timeout ended, if the worker has not processed it yet, or how much longer than a tick its
+	 * current pass of work has lasted; zero while it keeps up. A worker that is blocked (by a task
+	 * running on it, say) shows a lag that keeps growing. Costs a look at the occupancy bits up to
+	 * the next occupied bucket, and one word per upper level.
+	 * @return the lag, zero or positive
+	 */
+	public Duration tickLag() {
+		long now = elapsedNanos();
+		long awakeSince = this.worker.awakeSince();
+		long busyTooLong = (awakeSince == TimerWorker.NOT_AWAKE) ? 0 : now - awakeSince - this.tickNanos;
+		long dueTickEnd = this.wheel.endOf(this.wheel.nextDueTick());
+		long dueTickEnded = (dueTickEnd == Long.MAX_VALUE) ? 0 : now - dueTickEnd;
+		return Duration.ofNanos(Math.max(0, Math.max(busyTooLong, dueTickEnded)));
+	}
+
+	/**
+	 * Returns the pending timeouts that fall due first, soonest first: at most {@code limit} of
+	 * them. Only the worker thread may walk the wheel, so the calling thread asks it and waits:
+	 * the worker answers between two ticks, within about one tick, or later while a task runs on
+	 * the worker thread. Callers asking at the same moment share one walk, which stops at the first
+	 * slot whose earliest deadline comes after a full answer; not asking costs the worker nothing.
+	 * The answer is empty before the worker started and once the timer has stopped.
+	 * Timeouts scheduled within the last tick may still be on their way to the wheel and missing
+	 * from it, and a timeout in it may have fired or been cancelled since.
+	 * @param limit the most timeouts to return, zero or more
+	 * @param maxWait how long to wait for the worker's answer
+	 * @return the timeouts, an immutable list
+	 * @throws IllegalArgumentException if {@code limit} is negative
+	 * @throws TimeoutException if the worker did not answer within {@code maxWait}
+	 * @throws InterruptedException if the calling thread was interrupted while waiting
+	 */
+	public List<Timeout> nextTimeouts(int limit, Duration maxWait) throws TimeoutException, InterruptedException {
+		if (limit < 0) {
+			throw new IllegalArgumentException("limit must be zero or more, was " + limit);
+		}
+		Objects.requireNonNull(maxWait, "maxWait must not be null");
+		if (Thread.currentThread() == this.workerThread) {
+			// A task running on the worker: the thread that owns the wheel may walk it.
+			return this.wheel.soonest(limit);
+		}
 		try {
-			timeout.task.cancelled(timeout);
+			return askWorkerForSoonest(limit).get(Durations.saturatedNanos(maxWait), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
+		}
+	}
+
+	/**
+	 * Puts the question to the worker. The future completes on the worker thread, so it must not
+	 * leave this package: a caller's callback on it would run there and hold up every timeout.
+	 */
+	CompletableFuture<List<Timeout>> askWorkerForSoonest(int limit) {
+		if (this.state == INIT || limit == 0) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		CompletableFuture<List<Timeout>> answer = this.worker.queries.ask(limit);
+		// Dekker with the worker's end: it counts down the latch, then empties the stack. If it
+		// has ended, it may not have seen this question, so the asker answers (the wheel is empty).
+		if (this.terminated.getCount() == 0) {
+			this.worker.queries.answerEmpty();
+		}
+		else {
+			this.worker.wakeUp.ring();
+		}
+		return answer;
+	}
+
+	private static WheelSnapshot.State publicState(int state) {
+		return switch (state) {
+			case INIT -> WheelSnapshot.State.INIT;
+			case STARTED -> WheelSnapshot.State.STARTED;
+			default -> WheelSnapshot.State.SHUTDOWN;
+		};
+	}
+
+	long elapsedNanos() {
+		return this.ticker.nanoTime() - this.origin;
+	}
+
+	/**
+	 * Runs a due timeout's task, on the worker thread or the task executor's, and counts how it
+	 * ended: the one way a task runs. Off the worker, marks the thread as running a task of this
+	 * timer meanwhile, so that the task cannot deadlock by stopping its own timer (on the worker,
+	 * the thread itself tells).
+	 */
+	void runTask(HashedWheelTimeout timeout) {
+		boolean onWorker = Thread.currentThread() == this.workerThread;
+		HashedWheelTimer outer = null;
+		if (!onWorker) {
+			outer = taskRunningFor.get();
+			taskRunningFor.set(this);
+		}
+		try {
+			timeout.task.run(timeout);
+			if (onWorker) {
+				this.counters.completedOnWorker();
+			}
+			else {
+				this.counters.completed.increment();
+			}
 		}
 		catch (Throwable ex) {
-			warn(() -> "Task of " + timeout + " threw when told it was cancelled", ex);
+			this.counters.failed.increment();
+			warn(() -> "Task of " + timeout + " threw an exception", ex);
+		}
+		finally {
+			if (outer != null) {
+				taskRunningFor.set(outer);
+			}
+			else if (!onWorker) {
+				taskRunningFor.remove();
+			}
 		}
 	}
 
-	private static void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
-		if (timeout.cancelWithoutNotice()) {
-			unprocessed.add(timeout);
+	/**
+	 * Logs a task's failure. Describing the timeout calls the task's {@code toString()}, and a
+	 * logging backend may fail too: neither may escape into the worker's loop.
+	 */
+	static void warn(Supplier<String> message, Throwable failure) {
+		try {
+			logger.log(Level.WARNING, message, failure);
+		}
+		catch (Throwable describing) {
+			try {
+				logger.log(Level.WARNING, "A timeout's task failed, and describing it failed too: " + describing, failure);
+			}
+			catch (Throwable ignored) {
+				// Nothing more can be said; the failure is counted.
+			}
 		}
 	}
 
-	/** A question for the worker: which pending timeouts fall due first. */
-	private static final class SoonestQuery {
-
-		final int limit;
-
-		final CompletableFuture<List<Timeout>> answer = new CompletableFuture<>();
-
-		/** The next query down the stack; written before the push publishes this one. */
-		SoonestQuery next;
-
-		SoonestQuery(int limit) {
-			this.limit = limit;
-		}
-
+	@Override
+	public String toString() {
+		return "HashedWheelTimer(" + publicState(this.state) + ", tick " + Durations.format(this.tickNanos) + ", "
+				+ this.wheel.buckets() + " buckets, " + pendingTimeouts() + " pending)";
 	}
 
 	/**

@@ -36,7 +36,7 @@ public interface Timer {
 	 */
 	default Timeout newTimeout(TimerTask task, Duration delay) {
 		Objects.requireNonNull(delay, "delay must not be null");
-		return newTimeout(task, saturatedNanos(delay), TimeUnit.NANOSECONDS);
+		return newTimeout(task, Durations.saturatedNanos(delay), TimeUnit.NANOSECONDS);
 	}
 
 	/**
@@ -47,14 +47,5 @@ public interface Timer {
 	 * when the timer was already stopped
 	 */
 	Set<Timeout> stop();
-
-	private static long saturatedNanos(Duration delay) {
-		try {
-			return delay.toNanos();
-		}
-		catch (ArithmeticException overflow) {
-			return delay.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
-	}
 
 }

@@ -2,6 +2,7 @@ package io.github.wheeltimer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -10,33 +11,41 @@ import java.util.PriorityQueue;
 import java.util.function.Consumer;
 
 /**
- * The ring of buckets. Only the worker thread changes it; any thread may read its per-bucket
- * statistics for a {@link WheelSnapshot}.
+ * The wheel's structure: the hand, level 0's ring of one-tick buckets, and the coarser levels
+ * above it (Varghese and Lauck's hierarchical wheel, with Tokio's aligned placement and Caffeine's
+ * re-filing by exact deadline). Only the worker thread changes it; any thread may read its
+ * statistics for a {@link WheelSnapshot} and {@link #nextDueTick()}.
  *
- * <p>Tick {@code k} is the interval {@code (k * tick, (k + 1) * tick]} of time since the timer's
- * origin: it holds the deadlines that its end is the first boundary at or after. A timeout whose
- * deadline falls in tick {@code k} sits in bucket {@code k & mask} and runs when the worker
- * processes tick {@code k}, which it does at {@code (k + 1) * tick} or later: never before the
- * deadline, and on time for a deadline that is itself a boundary (as every deadline is under a
- * virtual clock that stops at boundaries), not a tick after it. A bucket holds the timeouts of
- * every tick congruent to it, so each
- * visit fires only those whose deadline has passed, and keeps the others for a later revolution
- * (their "remaining rounds" are derived from the deadline, not stored).
+ * <h2>Ticks and the hand</h2>
+ * Tick {@code k} is the interval {@code (k * tick, (k + 1) * tick]} of time since the timer's
+ * origin: it holds the deadlines that its end is the first boundary at or after. The
+ * <em>hand</em> is the next tick the worker processes: every tick before it has fired. A tick
+ * fires at its end or later, so nothing fires before its deadline, and a deadline that is itself a
+ * boundary fires at that boundary.
  *
- * <p>Each bucket is a doubly linked ring through a sentinel, so a cancelled timeout is unlinked in
- * O(1) without knowing its neighbours' bucket. The bucket of a linked timeout is always
- * {@code tickOf(deadline) & mask}: timeouts already overdue when they reach the worker are run at
- * once instead of being linked, so no entry is ever placed anywhere else.
+ * <h2>Placement</h2>
+ * Ticks are cut into aligned <em>turns</em> of {@code buckets} ticks (a power of two). Level 0
+ * holds the ticks of the turn the hand is in, each in its own bucket, so a bucket holds exactly one
+ * tick and everything in it is due when it fires: there are no rounds to count. Level 1 has 64
+ * slots of one turn each, level 2 has 64 slots of 64 turns, and so on: enough fixed levels for the
+ * furthest representable deadline. A timeout's place is a function of the hand and its tick alone:
+ * the highest group of bits in which they differ names the level, the tick's bits in that group the
+ * slot ({@link #indexOf}). So nothing extra is stored in the timeout, and a cancel finds the slot
+ * whose count it decrements in O(1), provided the hand never passes the start of an occupied
+ * slot: {@link #advance} moves every slot down when the hand reaches its start, re-filing each
+ * timeout by its own deadline into a finer level. Only level 0 fires, so never-early holds by
+ * construction, and a timeout moves down at most once per level: a far timeout costs a few moves
+ * and one fire, however many turns it waits.
  *
- * <p>Statistics: {@code counts} is exact; {@code earliest}/{@code latest} bound the deadlines in a
- * bucket. They are recomputed exactly whenever the worker walks the bucket and only widened in
- * between (a cancellation does not narrow them), so the worker may wake for a bucket whose earliest
- * timeout was cancelled, but never sleeps past one that is due. They are written with opaque
- * stores and read with opaque loads by snapshot readers: each value is one the worker wrote, but
- * different buckets may be seen at slightly different moments. {@code occupied} has one bit per
- * bucket, set while the bucket holds anything, so the search for the next due tick and the
- * snapshot skip empty buckets 64 at a time: their cost follows the occupied buckets, not the
- * wheel size.
+ * <h2>Statistics</h2>
+ * Arrays indexed by slot, level 0's buckets first, then 64 slots per upper level: {@code counts}
+ * is exact; {@code earliest} is a lower bound of the slot's deadlines (set when the slot gains its
+ * first timeout, lowered by later ones, not raised by a cancel), so the worker may wake for a
+ * slot whose earliest timeout was cancelled, but never sleeps past one that is due. {@code
+ * occupied} has one bit per slot, set while it holds anything: the search for the next due tick
+ * skips empty buckets 64 at a time, and an upper level is one word. All are written with opaque
+ * stores and read with opaque loads by other threads: each value is one the worker wrote, but
+ * different slots may be seen at slightly different moments.
  */
 final class Wheel {
 
@@ -44,7 +53,32 @@ final class Wheel {
 
 	private static final VarHandle LONG_ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
 
-	private static final int BITS_PER_WORD = 64;
+	private static final VarHandle HAND;
+
+	static {
+		try {
+			HAND = MethodHandles.lookup().findVarHandle(Wheel.class, "hand", long.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
+	/** Slots per upper level: one occupancy word each. */
+	static final int SLOTS = 64;
+
+	private static final int SLOT_BITS = 6;
+
+	private final long tickNanos;
+
+	private final int buckets;
+
+	private final int bucketBits;
+
+	/** Where the upper levels' slots begin in the arrays: a whole number of occupancy words. */
+	private final int firstSlot;
+
+	private final int upperLevels;
 
 	private final WheelNode[] sentinels;
 
@@ -52,35 +86,50 @@ final class Wheel {
 
 	private final long[] earliest;
 
-	private final long[] latest;
-
 	private final long[] occupied;
 
-	private final int mask;
+	/** Timeouts moved down out of each level (index 0 stays 0); worker writes, opaque. */
+	private final long[] moves;
 
-	private final long tickNanos;
+	/** The next tick to fire; worker writes, opaque. */
+	private long hand;
 
-	/** Timeouts linked in all buckets; worker only. */
+	/** Timeouts linked anywhere in the wheel; worker only. */
 	private long size;
 
-	Wheel(int ticksPerWheel, long tickNanos) {
-		this.sentinels = new WheelNode[ticksPerWheel];
-		for (int i = 0; i < ticksPerWheel; i++) {
+	Wheel(int buckets, long tickNanos) {
+		this.tickNanos = tickNanos;
+		this.buckets = buckets;
+		this.bucketBits = Integer.numberOfTrailingZeros(buckets);
+		this.firstSlot = Math.max(buckets, SLOTS);
+		long tickBits = 64 - Long.numberOfLeadingZeros(tickOf(Long.MAX_VALUE));
+		this.upperLevels = (int) Math.max(0, (tickBits - this.bucketBits + SLOT_BITS - 1) / SLOT_BITS);
+		int slots = this.firstSlot + this.upperLevels * SLOTS;
+		this.sentinels = new WheelNode[slots];
+		for (int i = 0; i < slots; i++) {
 			WheelNode sentinel = new WheelNode();
 			sentinel.next = sentinel;
 			sentinel.prev = sentinel;
 			this.sentinels[i] = sentinel;
 		}
-		this.counts = new int[ticksPerWheel];
-		this.earliest = new long[ticksPerWheel];
-		this.latest = new long[ticksPerWheel];
-		this.occupied = new long[(ticksPerWheel + BITS_PER_WORD - 1) / BITS_PER_WORD];
-		this.mask = ticksPerWheel - 1;
-		this.tickNanos = tickNanos;
+		this.counts = new int[slots];
+		this.earliest = new long[slots];
+		this.occupied = new long[slots / SLOTS];
+		this.moves = new long[1 + this.upperLevels];
 	}
 
-	int ticksPerWheel() {
-		return this.sentinels.length;
+	int buckets() {
+		return this.buckets;
+	}
+
+	/** The next tick to fire, from any thread. */
+	long hand() {
+		return (long) HAND.getOpaque(this);
+	}
+
+	/** Sets the hand of an empty wheel: where the worker starts. */
+	void startAt(long tick) {
+		setHand(tick);
 	}
 
 	boolean isEmpty() {
@@ -92,134 +141,199 @@ final class Wheel {
 		return Math.floorDiv(deadline - 1, this.tickNanos);
 	}
 
-	void add(HashedWheelTimeout timeout) {
-		add(timeout, tickOf(timeout.deadline));
+	/** When {@code tick} ends, in nanos since the origin; {@link Long#MAX_VALUE} past the last. */
+	long endOf(long tick) {
+		return (tick >= Long.MAX_VALUE / this.tickNanos) ? Long.MAX_VALUE : (tick + 1) * this.tickNanos;
 	}
 
-	/** Links a timeout whose deadline falls in {@code tick} (computed once by the caller). */
+	/** Links a timeout whose deadline falls in {@code tick}, at or after the hand. */
 	void add(HashedWheelTimeout timeout, long tick) {
-		int bucket = (int) (tick & this.mask);
-		WheelNode sentinel = this.sentinels[bucket];
-		WheelNode last = sentinel.prev;
-		timeout.prev = last;
-		timeout.next = sentinel;
-		last.next = timeout;
-		sentinel.prev = timeout;
-		int count = this.counts[bucket];
-		long deadline = timeout.deadline;
-		if (count == 0) {
-			setBounds(bucket, deadline, deadline);
-		}
-		else if (deadline < this.earliest[bucket]) {
-			LONG_ELEMENT.setOpaque(this.earliest, bucket, deadline);
-		}
-		else if (deadline > this.latest[bucket]) {
-			LONG_ELEMENT.setOpaque(this.latest, bucket, deadline);
-		}
-		setCount(bucket, count + 1);
+		link(indexOf(tick), timeout);
 		this.size++;
 	}
 
-	/** Unlinks a timeout that is in a bucket ({@code prev != null}). */
+	/** Unlinks a timeout that is in the wheel ({@code prev != null}). */
 	void remove(HashedWheelTimeout timeout) {
-		int bucket = (int) (tickOf(timeout.deadline) & this.mask);
+		int index = indexOf(tickOf(timeout.deadline));
 		unlink(timeout);
-		setCount(bucket, this.counts[bucket] - 1);
+		setCount(index, this.counts[index] - 1);
 		this.size--;
 	}
 
 	/**
-	 * Processes {@code tick}: unlinks the cancelled timeouts of its bucket and hands each one whose
-	 * deadline has passed to {@code onDue}, already unlinked. {@code onDue} may run user code, but
-	 * that code can only reach the wheel through the timer's queues, never directly.
-	 * @return how many timeouts were due
+	 * Where a timeout of {@code tick} belongs with the hand where it is: its bucket if the tick is
+	 * in the hand's turn, otherwise the slot, at the level of the highest 6-bit group of turn
+	 * numbers in which they differ, that holds the tick.
 	 */
-	int expire(long tick, Consumer<HashedWheelTimeout> onDue) {
-		int bucket = (int) (tick & this.mask);
-		int count = this.counts[bucket];
-		long limit = (tick + 1) * this.tickNanos;
-		if (count == 0 || this.earliest[bucket] > limit) {
-			// Nothing due: the bucket's timeouts wait for later revolutions (earliest is a lower
-			// bound, and cancelled ones leave through the cancellation queue, not through here).
-			return 0;
+	private int indexOf(long tick) {
+		long turns = (tick ^ this.hand) >>> this.bucketBits;
+		if (turns == 0) {
+			return (int) tick & (this.buckets - 1);
 		}
-		int due = 0;
+		int level = (63 - Long.numberOfLeadingZeros(turns)) / SLOT_BITS;
+		int slot = (int) (tick >>> (this.bucketBits + level * SLOT_BITS)) & (SLOTS - 1);
+		return this.firstSlot + level * SLOTS + slot;
+	}
+
+	/**
+	 * Moves the hand towards {@code clockTick}, event by event: each occupied bucket before it
+	 * fires, and each occupied upper slot whose start it reaches moves down. Returns after the
+	 * first tick that fired something, so that the worker can look at the clock and the stop
+	 * between ticks. Empty ticks and empty slots cost nothing, however many the hand passes.
+	 * {@code onDue} may run user code, which can reach the wheel only through the timer's queues.
+	 * @return the tick that fired, or -1 once the hand is at {@code clockTick} with nothing fired
+	 */
+	long advance(long clockTick, Consumer<HashedWheelTimeout> onDue) {
+		while (true) {
+			long hand = this.hand;
+			// Level 0 first: its ticks are all in the hand's turn, before any upper slot starts.
+			int bucket = nextOccupied((int) hand & (this.buckets - 1), this.buckets);
+			if (bucket >= 0) {
+				long tick = (hand & -this.buckets) | bucket;
+				if (tick >= clockTick) {
+					setHand(clockTick);
+					return -1;
+				}
+				setHand(tick);
+				int fired = fire(bucket, tick, onDue);
+				setHand(tick + 1);
+				if (fired > 0) {
+					return tick;
+				}
+				continue;
+			}
+			int slot = nextOccupiedUpperSlot();
+			long start = (slot < 0) ? Long.MAX_VALUE : startOf(slot);
+			if (start > clockTick) {
+				setHand(clockTick);
+				return -1;
+			}
+			setHand(start);
+			moveDown(slot);
+		}
+	}
+
+	/** Fires a bucket: everything pending in it is due, as it holds one tick only. */
+	private int fire(int bucket, long tick, Consumer<HashedWheelTimeout> onDue) {
 		WheelNode sentinel = this.sentinels[bucket];
-		long earliest = Long.MAX_VALUE;
-		long latest = Long.MIN_VALUE;
 		WheelNode node = sentinel.next;
+		this.size -= this.counts[bucket];
+		detach(bucket);
+		long end = endOf(tick);
+		int fired = 0;
 		while (node != sentinel) {
 			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 			node = timeout.next;
-			boolean cancelled = !timeout.isPending();
-			if (cancelled || timeout.deadline <= limit) {
-				unlink(timeout);
-				count--;
-				this.size--;
-				setCount(bucket, count);
-				if (!cancelled) {
-					due++;
-					onDue.accept(timeout);
-				}
+			timeout.prev = null;
+			timeout.next = null;
+			if (!timeout.isPending()) {
+				continue;
+			}
+			if (timeout.deadline > end) {
+				// Cannot happen while placement is right; if it did, re-filing keeps it from firing early.
+				assert false : timeout.deadline + " in the bucket of tick " + tick;
+				add(timeout, tickOf(timeout.deadline));
+				continue;
+			}
+			fired++;
+			onDue.accept(timeout);
+		}
+		return fired;
+	}
+
+	/** Re-files every pending timeout of an upper slot the hand has reached, by its own deadline. */
+	private void moveDown(int slot) {
+		WheelNode sentinel = this.sentinels[slot];
+		WheelNode node = sentinel.next;
+		this.size -= this.counts[slot];
+		detach(slot);
+		long moved = 0;
+		while (node != sentinel) {
+			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
+			node = timeout.next;
+			if (timeout.isPending()) {
+				add(timeout, tickOf(timeout.deadline));
+				moved++;
 			}
 			else {
-				earliest = Math.min(earliest, timeout.deadline);
-				latest = Math.max(latest, timeout.deadline);
+				// Its cancellation, still queued, finds it unlinked.
+				timeout.prev = null;
+				timeout.next = null;
 			}
 		}
-		setBounds(bucket, earliest, latest);
-		return due;
+		int level = 1 + (slot - this.firstSlot) / SLOTS;
+		LONG_ELEMENT.setOpaque(this.moves, level, this.moves[level] + moved);
+	}
+
+	/** Empties a slot at once; the caller walks the detached chain, which ends at the sentinel. */
+	private void detach(int slot) {
+		WheelNode sentinel = this.sentinels[slot];
+		sentinel.next = sentinel;
+		sentinel.prev = sentinel;
+		setCount(slot, 0);
+	}
+
+	/** The lowest occupied upper slot: it starts before any other (see the class comment); or -1. */
+	private int nextOccupiedUpperSlot() {
+		int firstWord = this.firstSlot / SLOTS;
+		for (int level = 0; level < this.upperLevels; level++) {
+			long bits = this.occupied[firstWord + level];
+			if (bits != 0) {
+				return this.firstSlot + level * SLOTS + Long.numberOfTrailingZeros(bits);
+			}
+		}
+		return -1;
+	}
+
+	/** The first tick of an upper slot, in the hand's context: later than the hand. */
+	private long startOf(int slot) {
+		int level = (slot - this.firstSlot) / SLOTS;
+		int shift = this.bucketBits + level * SLOT_BITS;
+		long context = (shift + SLOT_BITS >= 64) ? 0 : this.hand & (-1L << (shift + SLOT_BITS));
+		return context | ((long) (slot & (SLOTS - 1)) << shift);
 	}
 
 	/**
-	 * Returns the earliest tick at or after {@code fromTick} that has a timeout due, or
-	 * {@link Long#MAX_VALUE} when the wheel is empty. May answer early (see the class comment),
-	 * never late. Costs one look at each occupied bucket up to the answer. Worker only.
+	 * Returns the earliest tick that may have a timeout due, or {@link Long#MAX_VALUE} when the
+	 * wheel is empty. May answer early (see the class comment), never late. Any thread: opaque
+	 * loads only, and absolute deadlines, so a reader that sees the hand and the slots a moment
+	 * apart is wrong by that moment at most. Costs a look at level 0's occupancy words from the hand
+	 * on, then one word per upper level.
 	 */
-	long nextDueTick(long fromTick) {
-		return (this.size == 0) ? Long.MAX_VALUE : findNextDueTick(fromTick);
-	}
-
-	/**
-	 * {@link #nextDueTick} from any thread: opaque loads only, so a reader sees bounds the worker
-	 * wrote, perhaps a moment apart. Costs one look at each occupancy word up to the answer.
-	 */
-	long findNextDueTick(long fromTick) {
-		long best = Long.MAX_VALUE;
-		int hand = (int) (fromTick & this.mask);
-		for (int bucket = firstOccupiedFrom(hand); bucket >= 0; bucket = nextOccupiedFrom(bucket, hand)) {
-			long tick = fromTick + ((bucket - hand) & this.mask);
-			if (tick >= best) {
-				break;
+	long nextDueTick() {
+		int hand = (int) hand() & (this.buckets - 1);
+		int slot = nextOccupied(hand, this.buckets);
+		if (slot < 0) {
+			int firstWord = this.firstSlot / SLOTS;
+			for (int level = 0; level < this.upperLevels && slot < 0; level++) {
+				long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, firstWord + level);
+				if (bits != 0) {
+					slot = this.firstSlot + level * SLOTS + Long.numberOfTrailingZeros(bits);
+				}
 			}
-			long due = Math.max(tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, bucket)), tick);
-			if (due == tick) {
-				return tick;
-			}
-			best = Math.min(best, due);
 		}
-		return best;
+		return (slot < 0) ? Long.MAX_VALUE : tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, slot));
 	}
 
 	/**
 	 * Returns up to {@code limit} pending timeouts that fall due first, soonest first. Worker only:
-	 * it walks the buckets' links. Buckets are visited in the order the hand reaches them, and a
-	 * bucket whose earliest deadline is later than the latest of a full result is skipped, so the
-	 * walk usually ends after the first few occupied buckets; its worst case is every pending
-	 * timeout, each costing a heap comparison.
+	 * it walks the links. Slots are visited in the order they fall due (level 0 from the hand, then
+	 * each upper level from its lowest slot), so the walk stops at the first slot whose earliest
+	 * deadline is later than the latest of a full answer; its worst case is every pending timeout.
 	 */
-	List<Timeout> soonest(long fromTick, int limit) {
+	List<Timeout> soonest(int limit) {
 		if (this.size == 0 || limit == 0) {
 			return List.of();
 		}
 		Comparator<HashedWheelTimeout> byDeadline = Comparator.comparingLong((timeout) -> timeout.deadline);
 		PriorityQueue<HashedWheelTimeout> latestFirst = new PriorityQueue<>(Math.min(limit, 1024), byDeadline.reversed());
-		int hand = (int) (fromTick & this.mask);
-		for (int bucket = firstOccupiedFrom(hand); bucket >= 0; bucket = nextOccupiedFrom(bucket, hand)) {
-			if (latestFirst.size() == limit && this.earliest[bucket] >= latestFirst.peek().deadline) {
-				continue;
+		int from = (int) this.hand & (this.buckets - 1);
+		for (int slot = nextOccupied(from, this.sentinels.length); slot >= 0;
+				slot = nextOccupied(slot + 1, this.sentinels.length)) {
+			if (latestFirst.size() == limit && this.earliest[slot] >= latestFirst.peek().deadline) {
+				break;
 			}
-			WheelNode sentinel = this.sentinels[bucket];
+			WheelNode sentinel = this.sentinels[slot];
 			for (WheelNode node = sentinel.next; node != sentinel; node = node.next) {
 				HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 				if (!timeout.isPending()) {
@@ -239,97 +353,107 @@ final class Wheel {
 		return Collections.unmodifiableList(soonestFirst);
 	}
 
-	/** The first occupied bucket in the order the hand reaches them from {@code hand}, or -1. */
-	private int firstOccupiedFrom(int hand) {
-		int bucket = nextOccupied(hand);
-		return (bucket >= 0) ? bucket : nextOccupiedBefore(0, hand);
-	}
-
-	/** The occupied bucket the hand reaches after {@code bucket}, not passing {@code hand} again; or -1. */
-	private int nextOccupiedFrom(int bucket, int hand) {
-		if (bucket >= hand) {
-			int next = nextOccupied(bucket + 1);
-			return (next >= 0) ? next : nextOccupiedBefore(0, hand);
-		}
-		return nextOccupiedBefore(bucket + 1, hand);
-	}
-
-	private int nextOccupiedBefore(int from, int end) {
-		int bucket = nextOccupied(from);
-		return (bucket < end) ? bucket : -1;
-	}
-
-	/**
-	 * Returns the first occupied bucket at or after {@code from}, or -1. Opaque loads: the worker
-	 * and snapshot readers alike (for the worker they cost what plain loads do).
-	 */
-	private int nextOccupied(int from) {
-		if (from > this.mask) {
-			return -1;
-		}
-		int word = from / BITS_PER_WORD;
-		long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word) & (-1L << (from % BITS_PER_WORD));
-		while (bits == 0) {
-			if (++word == this.occupied.length) {
-				return -1;
-			}
-			bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word);
-		}
-		return word * BITS_PER_WORD + Long.numberOfTrailingZeros(bits);
-	}
-
-	/** Publishes a bucket's count, and its occupied bit when the count leaves or reaches zero. */
-	private void setCount(int bucket, int count) {
-		INT_ELEMENT.setOpaque(this.counts, bucket, count);
-		if (count <= 1) {
-			int word = bucket / BITS_PER_WORD;
-			long bit = 1L << (bucket % BITS_PER_WORD);
-			long bits = (count == 1) ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
-			LONG_ELEMENT.setOpaque(this.occupied, word, bits);
-		}
-	}
-
 	/** Unlinks every timeout and hands it to {@code action}; used when the timer stops. */
 	void removeAll(Consumer<HashedWheelTimeout> action) {
-		for (int bucket = 0; bucket <= this.mask; bucket++) {
-			WheelNode sentinel = this.sentinels[bucket];
+		for (int slot = nextOccupied(0, this.sentinels.length); slot >= 0;
+				slot = nextOccupied(slot + 1, this.sentinels.length)) {
+			WheelNode sentinel = this.sentinels[slot];
 			WheelNode node = sentinel.next;
+			detach(slot);
 			while (node != sentinel) {
 				HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 				node = timeout.next;
-				unlink(timeout);
+				timeout.prev = null;
+				timeout.next = null;
 				action.accept(timeout);
 			}
-			setCount(bucket, 0);
-			setBounds(bucket, Long.MAX_VALUE, Long.MIN_VALUE);
 		}
 		this.size = 0;
 	}
 
 	/**
-	 * Reads the non-empty buckets; safe from any thread.
-	 * @param currentTick the tick the hand is on, from which remaining rounds are counted
+	 * Reads the levels, from any thread.
+	 * @param now the clock's reading, from which the slots' due times are counted
 	 */
-	List<WheelSnapshot.Bucket> occupancy(long currentTick) {
-		List<WheelSnapshot.Bucket> buckets = new ArrayList<>();
-		int ticksPerWheel = this.sentinels.length;
-		for (int bucket = nextOccupied(0); bucket >= 0; bucket = nextOccupied(bucket + 1)) {
-			int count = (int) INT_ELEMENT.getOpaque(this.counts, bucket);
-			if (count > 0) {
-				long nextVisit = currentTick + ((bucket - currentTick) & this.mask);
-				long earliestTick = tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, bucket));
-				long latestTick = tickOf((long) LONG_ELEMENT.getOpaque(this.latest, bucket));
-				long minRounds = Math.max(0, (earliestTick - nextVisit) / ticksPerWheel);
-				long maxRounds = Math.max(minRounds, (latestTick - nextVisit) / ticksPerWheel);
-				buckets.add(new WheelSnapshot.Bucket(bucket, count, minRounds, maxRounds));
-			}
+	List<WheelSnapshot.Level> levels(long now) {
+		long hand = hand();
+		List<WheelSnapshot.Level> levels = new ArrayList<>(1 + this.upperLevels);
+		levels.add(level(0, 0, this.buckets, (int) hand & (this.buckets - 1), this.tickNanos, now));
+		for (int level = 1; level <= this.upperLevels; level++) {
+			int shift = this.bucketBits + (level - 1) * SLOT_BITS;
+			long span = (shift >= 63 || this.tickNanos > (Long.MAX_VALUE >>> shift)) ? Long.MAX_VALUE
+					: this.tickNanos << shift;
+			levels.add(level(level, this.firstSlot + (level - 1) * SLOTS, SLOTS, (int) (hand >>> shift) & (SLOTS - 1),
+					span, now));
 		}
-		return buckets;
+		return levels;
 	}
 
-	private void setBounds(int bucket, long earliest, long latest) {
-		LONG_ELEMENT.setOpaque(this.earliest, bucket, earliest);
-		LONG_ELEMENT.setOpaque(this.latest, bucket, latest);
+	private WheelSnapshot.Level level(int level, int first, int slots, int hand, long spanNanos, long now) {
+		List<WheelSnapshot.Slot> occupied = new ArrayList<>();
+		long timeouts = 0;
+		long nextDue = Long.MAX_VALUE;
+		for (int slot = nextOccupied(first, first + slots); slot >= 0; slot = nextOccupied(slot + 1, first + slots)) {
+			int count = (int) INT_ELEMENT.getOpaque(this.counts, slot);
+			if (count > 0) {
+				long due = endOf(tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, slot)));
+				occupied.add(new WheelSnapshot.Slot(slot - first, count, Duration.ofNanos(due - now)));
+				timeouts += count;
+				nextDue = Math.min(nextDue, due);
+			}
+		}
+		return new WheelSnapshot.Level(level, Duration.ofNanos(spanNanos), slots, hand, timeouts,
+				(nextDue == Long.MAX_VALUE) ? null : Duration.ofNanos(nextDue - now),
+				(long) LONG_ELEMENT.getOpaque(this.moves, level), occupied);
+	}
+
+	private void setHand(long tick) {
+		HAND.setOpaque(this, tick);
+	}
+
+	private void link(int slot, HashedWheelTimeout timeout) {
+		WheelNode sentinel = this.sentinels[slot];
+		WheelNode last = sentinel.prev;
+		timeout.prev = last;
+		timeout.next = sentinel;
+		last.next = timeout;
+		sentinel.prev = timeout;
+		int count = this.counts[slot];
+		if (count == 0 || timeout.deadline < this.earliest[slot]) {
+			LONG_ELEMENT.setOpaque(this.earliest, slot, timeout.deadline);
+		}
+		setCount(slot, count + 1);
+	}
+
+	/** Publishes a slot's count, and its occupied bit when the count leaves or reaches zero. */
+	private void setCount(int slot, int count) {
+		INT_ELEMENT.setOpaque(this.counts, slot, count);
+		if (count <= 1) {
+			int word = slot / SLOTS;
+			long bit = 1L << slot;
+			long bits = (count == 1) ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
+			LONG_ELEMENT.setOpaque(this.occupied, word, bits);
+		}
+	}
+
+	/**
+	 * Returns the first occupied slot from {@code from} up to, not including, {@code end}, or -1.
+	 * Opaque loads: the worker and other readers alike (for the worker they cost plain loads).
+	 */
+	private int nextOccupied(int from, int end) {
+		if (from >= end) {
+			return -1;
+		}
+		int word = from / SLOTS;
+		long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word) & (-1L << from);
+		while (bits == 0) {
+			if (++word * SLOTS >= end) {
+				return -1;
+			}
+			bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word);
+		}
+		int slot = word * SLOTS + Long.numberOfTrailingZeros(bits);
+		return (slot < end) ? slot : -1;
 	}
 
 	private static void unlink(WheelNode node) {

@@ -11,7 +11,7 @@ import java.util.Objects;
  * <p>Taking a snapshot never blocks the timer's worker and is safe from any thread at any rate.
  * Each number is exact when the timer is quiescent (no call in progress, no task running);
  * while it is busy, each number is one the timer really had, but two numbers may be read a few
- * nanoseconds apart. The counters always add up: {@code scheduled = expired + failed + cancelled
+ * nanoseconds apart. The counters always add up: {@code scheduled = completed + failed + cancelled
  * + unprocessed + running + pendingTimeouts}.
  *
  * @param state the lifecycle state
@@ -25,11 +25,13 @@ import java.util.Objects;
  * timeout ended, if the worker has not processed it yet; zero while it keeps up
  * @param maxTickLag the largest lag so far: how late the worker, at worst, began to process a tick
  * that had timeouts due, or how much longer than a tick one pass of its work lasted
- * @param buckets the buckets that hold timeouts, in bucket order
+ * @param levels the wheel's levels, the finest first: level 0 is the ring of {@code ticksPerWheel}
+ * buckets of one tick each; each level above has 64 slots, each spanning a whole turn of the level
+ * below
  * @param worker the worker thread
  */
 public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWheel, long tick, long pendingTimeouts,
-		long maxPendingTimeouts, Counters counters, Duration tickLag, Duration maxTickLag, List<Bucket> buckets,
+		long maxPendingTimeouts, Counters counters, Duration tickLag, Duration maxTickLag, List<Level> levels,
 		Worker worker) {
 
 	public WheelSnapshot {
@@ -39,7 +41,28 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 		Objects.requireNonNull(tickLag, "tickLag must not be null");
 		Objects.requireNonNull(maxTickLag, "maxTickLag must not be null");
 		Objects.requireNonNull(worker, "worker must not be null");
-		buckets = List.copyOf(buckets);
+		levels = List.copyOf(levels);
+	}
+
+	/**
+	 * Returns the buckets that hold timeouts: level 0's occupied slots, in bucket order.
+	 * @return the occupied buckets
+	 */
+	public List<Slot> buckets() {
+		return this.levels.isEmpty() ? List.of() : this.levels.get(0).occupied();
+	}
+
+	/**
+	 * Returns how many timeouts have moved down from an upper level to a finer one so far, each
+	 * move counted once: a timeout moves at most once per level on its way to level 0.
+	 * @return the moves, over all levels
+	 */
+	public long moves() {
+		long moves = 0;
+		for (Level level : this.levels) {
+			moves += level.moves();
+		}
+		return moves;
 	}
 
 	/**
@@ -68,24 +91,24 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 
 	/**
 	 * What happened to the timeouts a timer was given. Each accepted timeout is counted once in
-	 * {@code scheduled} and, in the end, once in exactly one of {@code expired}, {@code failed},
+	 * {@code scheduled} and, in the end, once in exactly one of {@code completed}, {@code failed},
 	 * {@code cancelled} or {@code unprocessed}; until then it is pending or running.
 	 *
 	 * @param scheduled timeouts accepted
-	 * @param expired timeouts whose task ran and returned normally
+	 * @param completed timeouts whose task ran and returned normally
 	 * @param failed timeouts whose task threw, or that the task executor refused
 	 * @param cancelled timeouts cancelled by their caller
 	 * @param rejected calls refused because the timer was stopped or full (never counted as scheduled)
 	 * @param running timeouts whose task was handed to run and has not finished
 	 * @param unprocessed timeouts still pending when the timer stopped, cancelled and returned by the stop
-	 * @param lateness how late the timeouts that fired ({@code expired + failed + running}) were
+	 * @param lateness how late the timeouts that fired ({@code completed + failed + running}) were
 	 * handed to run, each relative to its deadline, added up: divided by their number, the mean
 	 * lateness, which is about half a tick on a timer that keeps up. Up to 32 fires in a row share
 	 * one clock reading, taken after them: when a task running on the worker thread holds it up,
 	 * the few fired just before it in that batch count as late as those after it (the sum errs
 	 * late, never early)
 	 */
-	public record Counters(long scheduled, long expired, long failed, long cancelled, long rejected, long running,
+	public record Counters(long scheduled, long completed, long failed, long cancelled, long rejected, long running,
 			long unprocessed, Duration lateness) {
 
 		public Counters {
@@ -94,25 +117,57 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 
 		/**
 		 * Returns how many timeouts fired: their deadline passed and they were handed to run.
-		 * @return {@code expired + failed + running}
+		 * @return {@code completed + failed + running}
 		 */
 		public long fired() {
-			return this.expired + this.failed + this.running;
+			return this.completed + this.failed + this.running;
 		}
 
 	}
 
 	/**
-	 * One bucket that holds timeouts.
+	 * One level of the wheel. Level 0 fires: a timeout whose tick is in the turn of the wheel the
+	 * hand is on sits in the bucket of that tick. A timeout further away waits in the slot of an
+	 * upper level that holds its deadline, and moves down, re-filed by its own deadline, when the
+	 * hand reaches the start of that slot: far timeouts cost nothing while they wait.
 	 *
-	 * @param index the bucket's position, from 0 to {@code ticksPerWheel - 1}
-	 * @param timeouts how many timeouts it holds
-	 * @param minRemainingRounds full revolutions the hand makes before the soonest of them fires
-	 * (0: on its next pass)
-	 * @param maxRemainingRounds revolutions before the latest of them fires; after cancellations it
-	 * may be an overestimate until the hand next passes the bucket
+	 * @param index 0 for the buckets, 1 and up for the coarser levels
+	 * @param slotSpan how much time one slot covers: a tick at level 0; at level 1, a whole turn of
+	 * level 0; 64 times the span of the level below above that
+	 * @param slots how many slots the level has: {@code ticksPerWheel} at level 0, 64 above
+	 * @param hand the slot the hand is in at this level
+	 * @param timeouts how many timeouts the level holds
+	 * @param nextDue how long until the earliest of them is due (negative if overdue), or
+	 * {@code null} when the level is empty; after cancellations an upper level may report it early
+	 * until its slot moves down
+	 * @param moves how many timeouts have moved down from this level so far (0 at level 0)
+	 * @param occupied the slots that hold timeouts, in slot order
 	 */
-	public record Bucket(int index, int timeouts, long minRemainingRounds, long maxRemainingRounds) {
+	public record Level(int index, Duration slotSpan, int slots, int hand, long timeouts, Duration nextDue, long moves,
+			List<Slot> occupied) {
+
+		public Level {
+			Objects.requireNonNull(slotSpan, "slotSpan must not be null");
+			occupied = List.copyOf(occupied);
+		}
+
+	}
+
+	/**
+	 * One slot that holds timeouts: at level 0, a bucket.
+	 *
+	 * @param index the slot's position in its level, from 0 to {@code slots - 1}
+	 * @param timeouts how many timeouts it holds
+	 * @param dueIn how long until the earliest of them is due (negative if overdue): at level 0 the
+	 * end of the bucket's tick, when the bucket fires; above, after cancellations, possibly early
+	 * until the slot moves down
+	 */
+	public record Slot(int index, int timeouts, Duration dueIn) {
+
+		public Slot {
+			Objects.requireNonNull(dueIn, "dueIn must not be null");
+		}
+
 	}
 
 	/**

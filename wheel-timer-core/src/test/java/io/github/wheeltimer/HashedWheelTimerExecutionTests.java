@@ -66,7 +66,7 @@ class HashedWheelTimerExecutionTests {
 		timer.newTimeout((t) -> thread.complete(Thread.currentThread().getName()), Duration.ZERO);
 		this.ticker.advance(Duration.ofMillis(10));
 		assertThat(thread.orTimeout(10, TimeUnit.SECONDS).join()).isEqualTo("task-pool");
-		await().atMost(Duration.ofSeconds(10)).until(() -> timer.snapshot().counters().expired() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> timer.snapshot().counters().completed() == 1);
 		assertThat(timer.snapshot().counters().running()).isZero();
 		timer.stop();
 	}
@@ -84,7 +84,7 @@ class HashedWheelTimerExecutionTests {
 		this.ticker.advance(Duration.ofMillis(10));
 		assertThat(second.await(10, TimeUnit.SECONDS)).isTrue();
 		release.countDown();
-		await().atMost(Duration.ofSeconds(10)).until(() -> timer.snapshot().counters().expired() == 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> timer.snapshot().counters().completed() == 2);
 		timer.stop();
 	}
 
@@ -103,7 +103,7 @@ class HashedWheelTimerExecutionTests {
 		assertThat(runs).hasValue(1);
 		WheelSnapshot snapshot = timer.snapshot();
 		assertThat(snapshot.counters().failed()).isEqualTo(2);
-		assertThat(snapshot.counters().expired()).isOne();
+		assertThat(snapshot.counters().completed()).isOne();
 		assertThat(snapshot.worker().alive()).isTrue();
 		assertThat(snapshot.worker().failure()).isNull();
 		assertThat(this.log.records(Level.WARNING)).hasSize(2).first().satisfies((record) -> {
@@ -130,8 +130,8 @@ class HashedWheelTimerExecutionTests {
 		assertThat(accepted.isExpired()).isTrue();
 		WheelSnapshot.Counters counters = timer.snapshot().counters();
 		assertThat(counters.failed()).isOne();
-		assertThat(counters.expired()).isOne();
-		assertThat(counters.scheduled()).isEqualTo(counters.expired() + counters.failed());
+		assertThat(counters.completed()).isOne();
+		assertThat(counters.scheduled()).isEqualTo(counters.completed() + counters.failed());
 		assertThat(this.log.records(Level.WARNING)).singleElement()
 			.satisfies((record) -> assertThat(record.getMessage()).startsWith("Task executor refused HashedWheelTimeout("));
 		timer.stop();

@@ -100,8 +100,8 @@ class HashedWheelTimerSchedulingTests {
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(2));
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(2).plusNanos(1));
 		this.ticker.awaitIdle();
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(1, 1, 0, 0),
-				new WheelSnapshot.Bucket(2, 1, 0, 0));
+		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Slot(1, 1, Duration.ofMillis(200)),
+				new WheelSnapshot.Slot(2, 1, Duration.ofMillis(300)));
 		advanceTo(Duration.ofMillis(200).minusNanos(1));
 		assertThat(this.firedAt).as("never before the deadline").isEmpty();
 		advanceTo(Duration.ofMillis(200));
@@ -166,7 +166,9 @@ class HashedWheelTimerSchedulingTests {
 	void seedExampleEightBucketsAtTickTwo() {
 		// 001: on an 8-bucket wheel whose hand is at bucket 2, a task 3 ticks away lands in bucket 5
 		// with 0 rounds, and one 10 ticks away in bucket (2 + 10) % 8 = 4 with 1 round.
-		// Ours are 4 and 3: the article takes deadline / tick, ours puts a boundary deadline in the tick ending there.
+		// Ours: the article takes deadline / tick, ours puts a boundary deadline in the tick ending
+		// there (ticks 4 and 11); and rounds are gone: tick 11 is in the next turn of 8 ticks, so it
+		// waits in level 1's slot 1 until the hand reaches that turn, then moves to bucket 3.
 		HashedWheelTimer timer = timer(8);
 		timer.start();
 		advanceTo(Duration.ofMillis(200));
@@ -175,18 +177,22 @@ class HashedWheelTimerSchedulingTests {
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(3));
 		timer.newTimeout(recordFiring(), TICK.multipliedBy(10));
 		this.ticker.awaitIdle();
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(3, 1, 1, 1),
-				new WheelSnapshot.Bucket(4, 1, 0, 0));
+		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Slot(4, 1, Duration.ofMillis(300)));
+		assertThat(timer.snapshot().levels().get(1).occupied())
+			.containsExactly(new WheelSnapshot.Slot(1, 1, Duration.ofMillis(1000)));
 		advanceTo(Duration.ofMillis(500).minusNanos(1));
 		assertThat(this.firedAt).isEmpty();
 		advanceTo(Duration.ofMillis(500));
 		assertThat(this.firedAt).containsExactly(Duration.ofMillis(500).toNanos());
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(3, 1, 0, 0));
+		assertThat(timer.snapshot().buckets()).isEmpty();
 		advanceTo(Duration.ofMillis(1200).minusNanos(1));
 		assertThat(this.firedAt).hasSize(1);
+		assertThat(timer.snapshot().levels().get(1).occupied()).as("moves are lazy: no wake-up of their own")
+			.containsExactly(new WheelSnapshot.Slot(1, 1, Duration.ofNanos(1)));
 		advanceTo(Duration.ofMillis(1200));
 		assertThat(this.firedAt).containsExactly(Duration.ofMillis(500).toNanos(), Duration.ofMillis(1200).toNanos());
-		assertThat(timer.snapshot().buckets()).isEmpty();
+		assertThat(timer.snapshot().levels()).allSatisfy((level) -> assertThat(level.timeouts()).isZero());
+		assertThat(timer.snapshot().moves()).as("down from level 1 on the way to tick 11").isOne();
 	}
 
 	@Test
@@ -222,9 +228,12 @@ class HashedWheelTimerSchedulingTests {
 		timer.newTimeout(recordFiring(), Duration.ofMillis(10_050));
 		this.ticker.advanceInSteps(Duration.ofMillis(10_000), TICK);
 		assertThat(this.firedAt).isEmpty();
-		assertThat(timer.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(4, 1, 0, 0));
+		// Tick 100 is in turn 12 of 8 ticks; it waited in level 1's slot 12 % 64 from the start.
+		assertThat(timer.snapshot().levels().get(1).occupied())
+			.containsExactly(new WheelSnapshot.Slot(12, 1, Duration.ofMillis(100)));
 		advanceTo(Duration.ofMillis(10_100));
 		assertThat(this.firedAt).containsExactly(Duration.ofMillis(10_100).toNanos());
+		assertThat(timer.snapshot().moves()).isOne();
 	}
 
 	@Test

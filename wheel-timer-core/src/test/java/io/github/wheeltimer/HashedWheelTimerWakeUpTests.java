@@ -75,7 +75,7 @@ class HashedWheelTimerWakeUpTests {
 	}
 
 	@Test
-	void theSearchForTheNextDueTickWrapsPastTheEndOfTheWheel() {
+	void aTimeoutInTheNextTurnWakesTheWorkerAtItsOwnTickNotWhenItMovesDown() {
 		this.timer.start();
 		this.ticker.awaitIdle();
 		this.ticker.advance(Duration.ofMillis(500));
@@ -83,9 +83,12 @@ class HashedWheelTimerWakeUpTests {
 		this.timer.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofMillis(5_000));
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
-		// Hand at bucket 501; the 20ms timeout's deadline, 520ms, ends tick 519, past the end of
-		// the wheel in bucket 519 % 512 = 7 (and 5,500ms ends tick 5,499: bucket 379).
-		assertThat(this.timer.snapshot().buckets()).extracting(WheelSnapshot.Bucket::index).containsExactly(7, 379);
+		// Hand at tick 501; the 20ms timeout's deadline, 520ms, ends tick 519, in the next turn of
+		// 512 ticks: it waits in level 1's slot 1 (and 5,500ms ends tick 5,499: slot 10). The worker
+		// sleeps to tick 519 and moves slot 1 down on its way, at tick 512, with no wake-up there.
+		assertThat(this.timer.snapshot().buckets()).isEmpty();
+		assertThat(this.timer.snapshot().levels().get(1).occupied()).extracting(WheelSnapshot.Slot::index)
+			.containsExactly(1, 10);
 		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(520 - 501));
 		this.ticker.advance(Duration.ofMillis(18));
 		this.ticker.awaitIdle();
@@ -106,7 +109,7 @@ class HashedWheelTimerWakeUpTests {
 		large.newTimeout((t) -> this.runs.incrementAndGet(), Duration.ofSeconds(900));
 		this.ticker.awaitIdle();
 		// 900s is the end of tick 899,999.
-		assertThat(large.snapshot().buckets()).containsExactly(new WheelSnapshot.Bucket(899_999, 1, 0, 0));
+		assertThat(large.snapshot().buckets()).containsExactly(new WheelSnapshot.Slot(899_999, 1, Duration.ofSeconds(900)));
 		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofSeconds(900));
 		this.ticker.advance(Duration.ofMillis(899_999));
 		this.ticker.awaitIdle();
@@ -163,7 +166,7 @@ class HashedWheelTimerWakeUpTests {
 		this.ticker.advance(Duration.ofMillis(6));
 		this.ticker.awaitIdle();
 		assertThat(this.runs).hasValue(burst);
-		assertThat(this.timer.snapshot().counters().expired()).isEqualTo(burst);
+		assertThat(this.timer.snapshot().counters().completed()).isEqualTo(burst);
 	}
 
 }

@@ -47,9 +47,11 @@ class WheelSnapshotTests {
 		assertThat(snapshot.hand()).isOne();
 		assertThat(snapshot.pendingTimeouts()).isOne();
 		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0, Duration.ofMillis(50)));
-		// 3s is the end of tick 29 (a tick holds the deadlines up to and including its end): bucket
-		// 29 % 16 = 13, one round after the hand next reaches it.
-		assertThat(snapshot.buckets()).containsExactly(new WheelSnapshot.Bucket(13, 1, 1, 1));
+		// 3s is the end of tick 29 (a tick holds the deadlines up to and including its end): in the
+		// second turn of 16 ticks, so it waits in level 1's slot 1 until the hand reaches tick 16.
+		assertThat(snapshot.buckets()).isEmpty();
+		assertThat(snapshot.levels().get(1)).isEqualTo(new WheelSnapshot.Level(1, TICK.multipliedBy(16), 64, 0, 1,
+				Duration.ofMillis(2_900), 0, List.of(new WheelSnapshot.Slot(1, 1, Duration.ofMillis(2_900)))));
 		assertThat(snapshot.worker()).isEqualTo(new WheelSnapshot.Worker("snapshot-test-worker", true, null));
 	}
 
@@ -84,7 +86,7 @@ class WheelSnapshotTests {
 		}
 		this.ticker.awaitIdle();
 		WheelSnapshot snapshot = this.timer.snapshot();
-		assertThat(snapshot.counters().expired()).isEqualTo(2);
+		assertThat(snapshot.counters().completed()).isEqualTo(2);
 		assertThat(snapshot.tickLag()).isZero();
 		assertThat(snapshot.maxTickLag()).isEqualTo(Duration.ofMillis(400));
 	}
@@ -154,7 +156,7 @@ class WheelSnapshotTests {
 		// having slept through buckets that hold only the far timeouts.
 		this.ticker.advance(Duration.ofSeconds(30));
 		this.ticker.awaitIdle();
-		assertThat(this.timer.snapshot().counters().expired()).isOne();
+		assertThat(this.timer.snapshot().counters().completed()).isOne();
 		assertThat(this.timer.snapshot().maxTickLag()).isZero();
 	}
 
@@ -213,7 +215,7 @@ class WheelSnapshotTests {
 		busy.stopGracefully(Duration.ofSeconds(10));
 		WheelSnapshot.Counters counters = busy.snapshot().counters();
 		assertThat(counters.scheduled()).isEqualTo(100_000);
-		assertThat(counters.expired() + counters.cancelled() + counters.unprocessed()).isEqualTo(100_000);
+		assertThat(counters.completed() + counters.cancelled() + counters.unprocessed()).isEqualTo(100_000);
 	}
 
 }
