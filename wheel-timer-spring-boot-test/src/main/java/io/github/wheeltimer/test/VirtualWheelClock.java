@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 import io.github.wheeltimer.HashedWheelTimer;
-import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.virtualtime.VirtualTicker;
@@ -95,8 +94,8 @@ public final class VirtualWheelClock {
 		long handedToRunBefore = handedToRun();
 		Duration moved = Duration.ZERO;
 		while (pendingCalls() > 0) {
-			// A timer's worker may also wake at a boundary only to take in new calls, or for a
-			// bucket whose calls are due in a later revolution: go on until something ran.
+			// A timer's worker may also wake at a boundary only to take in new calls, or to move far
+			// calls down a level of its wheel: go on until something ran.
 			Duration step = this.ticker.advanceToNextWakeUp();
 			if (step.isZero()) {
 				break;
@@ -177,8 +176,7 @@ public final class VirtualWheelClock {
 	private long handedToRun() {
 		long handed = 0;
 		for (HashedWheelTimer timer : this.timers.values()) {
-			WheelSnapshot.Counters counters = timer.counters();
-			handed += counters.expired() + counters.failed() + counters.running();
+			handed += timer.counters().fired();
 		}
 		return handed;
 	}

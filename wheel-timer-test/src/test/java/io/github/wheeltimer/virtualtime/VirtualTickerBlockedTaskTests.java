@@ -71,7 +71,7 @@ class VirtualTickerBlockedTaskTests {
 		this.release.countDown();
 		this.ticker.advance(Duration.ofSeconds(1));
 		assertThat(this.ticker.elapsed()).isEqualTo(Duration.ofSeconds(2));
-		assertThat(this.timer.counters().expired()).isEqualTo(1);
+		assertThat(this.timer.counters().completed()).isEqualTo(1);
 	}
 
 	@Test
@@ -91,7 +91,7 @@ class VirtualTickerBlockedTaskTests {
 		this.release.countDown();
 		this.ticker.advance(Duration.ZERO);
 		assertThat(this.timer.counters().running()).isZero();
-		assertThat(this.timer.counters().expired()).isEqualTo(1);
+		assertThat(this.timer.counters().completed()).isEqualTo(1);
 	}
 
 	@Test

@@ -61,7 +61,7 @@ class VirtualTickerTaskExecutorTests {
 		WheelSnapshot.Counters counters = this.timer.counters();
 		assertThat(counters.running()).isZero();
 		assertThat(counters.scheduled()).isEqualTo(100);
-		assertThat(counters.expired()).isEqualTo(100);
+		assertThat(counters.completed()).isEqualTo(100);
 	}
 
 	@Test
