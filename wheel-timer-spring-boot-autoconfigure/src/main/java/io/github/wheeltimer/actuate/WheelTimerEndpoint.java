@@ -37,9 +37,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <ul>
  * <li>{@code GET /actuator/wheeltimer}: every timer by bean name, with its state, configuration,
  * counters, tick lag and worker thread.</li>
- * <li>{@code GET /actuator/wheeltimer/{name}}: the same for one timer, plus its bucket occupancy,
- * the {@value #NEXT_TIMEOUTS} timeouts due first (with the delayed method each one will call) and
- * its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
+ * <li>{@code GET /actuator/wheeltimer/{name}}: the same for one timer, plus what each level of its
+ * wheel holds, the {@value #NEXT_TIMEOUTS} timeouts due first (with the delayed method each one
+ * will call) and its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
  * <li>{@code POST /actuator/wheeltimer/{name}}, with an optional body
  * {@code {"drainTimeout": "PT5S"}}: stops the timer gracefully and reports what fired during the
  * drain and what was left. The calls left have their futures cancelled.</li>
@@ -57,8 +57,8 @@ public class WheelTimerEndpoint {
 	/** How many of the timeouts due first a timer's details list. */
 	static final int NEXT_TIMEOUTS = 10;
 
-	/** The most non-empty buckets a timer's details list. */
-	static final int MAX_LISTED_BUCKETS = 4096;
+	/** The most occupied slots a timer's details list per level: level 0 may have millions. */
+	static final int MAX_LISTED_SLOTS = 4096;
 
 	/** The most distinct methods a stop report lists, largest counts first. */
 	static final int MAX_REPORTED_METHODS = 20;
@@ -138,8 +138,8 @@ public class WheelTimerEndpoint {
 		if (timer == null) {
 			return null;
 		}
-		// The worker moves new timeouts into the buckets before it answers: a snapshot taken after
-		// the answer shows them in the buckets too.
+		// The worker moves new timeouts onto the wheel before it answers: a snapshot taken after
+		// the answer shows them in its levels too.
 		List<Timeout> nextTimeouts = nextTimeouts(timer, this.answerWaits.get(name));
 		WheelSnapshot snapshot = timer.snapshot();
 		List<DelayedMethodDescriptor> methods = (this.registry != null) ? this.registry.methods()
@@ -264,9 +264,9 @@ public class WheelTimerEndpoint {
 	 *
 	 * @param state {@code INIT} (worker not started yet), {@code STARTED} or {@code SHUTDOWN}
 	 * @param tickDuration the length of one tick
-	 * @param ticksPerWheel the number of buckets, a power of two
+	 * @param ticksPerWheel the number of buckets of level 0, a power of two
 	 * @param tick the tick the hand is on, counted from the timer's creation
-	 * @param hand the bucket the hand points at
+	 * @param hand the bucket of level 0 the hand points at
 	 * @param pendingTimeouts timeouts that have neither fired nor been cancelled
 	 * @param maxPendingTimeouts the limit on pending timeouts, 0 for none
 	 * @param counters what happened to the timeouts so far
@@ -293,22 +293,22 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * What happened to a timer's timeouts. Every one scheduled ends up expired, failed, cancelled
+	 * What happened to a timer's timeouts. Every one scheduled ends up completed, failed, cancelled
 	 * or unprocessed; until then it is pending or running.
 	 *
 	 * @param scheduled accepted
-	 * @param expired ran and returned normally
+	 * @param completed ran and returned normally
 	 * @param failed threw, or refused by the executor
 	 * @param cancelled cancelled by their caller
 	 * @param rejected refused because the timer was stopped or full; never scheduled
 	 * @param running handed to run and not finished
 	 * @param unprocessed still pending when the timer stopped
 	 */
-	public record CountersDescriptor(long scheduled, long expired, long failed, long cancelled, long rejected,
+	public record CountersDescriptor(long scheduled, long completed, long failed, long cancelled, long rejected,
 			long running, long unprocessed) {
 
 		CountersDescriptor(WheelSnapshot.Counters counters) {
-			this(counters.scheduled(), counters.expired(), counters.failed(), counters.cancelled(),
+			this(counters.scheduled(), counters.completed(), counters.failed(), counters.cancelled(),
 					counters.rejected(), counters.running(), counters.unprocessed());
 		}
 
@@ -329,7 +329,8 @@ public class WheelTimerEndpoint {
 	 * @param maxTickLag see {@link WheelTimerDescriptor}
 	 * @param meanLateness see {@link WheelTimerDescriptor}
 	 * @param worker see {@link WheelTimerDescriptor}
-	 * @param buckets the buckets that hold timeouts
+	 * @param buckets level 0 at a glance: how many buckets hold timeouts, and the fullest
+	 * @param levels every level of the wheel, level 0 first, with the slots that hold timeouts
 	 * @param nextTimeouts the timeouts due first, soonest first, at most
 	 * {@value WheelTimerEndpoint#NEXT_TIMEOUTS}; {@code null} (left out) if the worker was too busy to
 	 * answer in time
@@ -338,8 +339,8 @@ public class WheelTimerEndpoint {
 	public record WheelTimerDetailsDescriptor(String state, String tickDuration, int ticksPerWheel, long tick,
 			int hand, long pendingTimeouts, long maxPendingTimeouts, CountersDescriptor counters, String tickLag,
 			String maxTickLag, String meanLateness, WheelSnapshot.Worker worker, BucketsDescriptor buckets,
-			@Nullable List<NextTimeoutDescriptor> nextTimeouts, List<DelayedMethodDescriptor> delayedMethods)
-			implements OperationResponseBody {
+			List<LevelDescriptor> levels, @Nullable List<NextTimeoutDescriptor> nextTimeouts,
+			List<DelayedMethodDescriptor> delayedMethods) implements OperationResponseBody {
 
 		static WheelTimerDetailsDescriptor of(WheelSnapshot snapshot, @Nullable List<Timeout> nextTimeouts,
 				List<DelayedMethodDescriptor> delayedMethods) {
@@ -351,35 +352,76 @@ public class WheelTimerEndpoint {
 			return new WheelTimerDetailsDescriptor(timer.state(), timer.tickDuration(), timer.ticksPerWheel(),
 					timer.tick(), timer.hand(), timer.pendingTimeouts(), timer.maxPendingTimeouts(), timer.counters(),
 					timer.tickLag(), timer.maxTickLag(), timer.meanLateness(), timer.worker(),
-					new BucketsDescriptor(snapshot.buckets()), next, delayedMethods);
+					BucketsDescriptor.of(snapshot.buckets()),
+					snapshot.levels().stream().map(LevelDescriptor::of).toList(), next, delayedMethods);
 		}
 
 	}
 
 	/**
-	 * The buckets that hold timeouts.
+	 * Level 0 at a glance: its occupied buckets are listed with the {@code levels}.
 	 *
 	 * @param occupied how many buckets hold timeouts
-	 * @param largest the bucket that holds the most, or {@code null} when all are empty
-	 * @param nonEmpty the buckets that hold timeouts, in bucket order, at most
-	 * {@value WheelTimerEndpoint#MAX_LISTED_BUCKETS}
+	 * @param largest the bucket that holds the most, or {@code null} (left out) when all are empty
 	 */
-	public record BucketsDescriptor(int occupied, WheelSnapshot.@Nullable Bucket largest,
-			List<WheelSnapshot.Bucket> nonEmpty) {
+	public record BucketsDescriptor(int occupied, @Nullable SlotDescriptor largest) {
 
-		BucketsDescriptor(List<WheelSnapshot.Bucket> buckets) {
-			this(buckets.size(), largest(buckets),
-					(buckets.size() > MAX_LISTED_BUCKETS) ? buckets.subList(0, MAX_LISTED_BUCKETS) : buckets);
-		}
-
-		private static WheelSnapshot.@Nullable Bucket largest(List<WheelSnapshot.Bucket> buckets) {
-			WheelSnapshot.Bucket largest = null;
-			for (WheelSnapshot.Bucket bucket : buckets) {
+		static BucketsDescriptor of(List<WheelSnapshot.Slot> buckets) {
+			WheelSnapshot.Slot largest = null;
+			for (WheelSnapshot.Slot bucket : buckets) {
 				if (largest == null || bucket.timeouts() > largest.timeouts()) {
 					largest = bucket;
 				}
 			}
-			return largest;
+			return new BucketsDescriptor(buckets.size(), (largest != null) ? SlotDescriptor.of(largest) : null);
+		}
+
+	}
+
+	/**
+	 * One level of the wheel. Level 0 is the ring of {@code ticksPerWheel} buckets, one tick each,
+	 * that fires; each level above has 64 slots, each spanning a whole turn of the level below. A
+	 * timeout beyond level 0's turn waits in the slot of the level that holds its deadline, and
+	 * moves down, once per level, when that level's hand reaches the slot.
+	 *
+	 * @param index 0 for the buckets, 1 and up for the coarser levels
+	 * @param slotSpan how much time one slot covers: the tick at level 0
+	 * @param slots how many slots the level has
+	 * @param hand the slot the level's hand is in
+	 * @param timeouts how many timeouts the level holds
+	 * @param nextDue how long until the earliest of them is due, or {@code null} (left out) when
+	 * the level is empty
+	 * @param moves how many timeouts have moved down from this level so far (0 at level 0)
+	 * @param occupied the slots that hold timeouts, in slot order, at most
+	 * {@value WheelTimerEndpoint#MAX_LISTED_SLOTS}
+	 */
+	public record LevelDescriptor(int index, String slotSpan, int slots, int hand, long timeouts,
+			@Nullable String nextDue, long moves, List<SlotDescriptor> occupied) {
+
+		static LevelDescriptor of(WheelSnapshot.Level level) {
+			List<WheelSnapshot.Slot> occupied = level.occupied();
+			if (occupied.size() > MAX_LISTED_SLOTS) {
+				occupied = occupied.subList(0, MAX_LISTED_SLOTS);
+			}
+			Duration nextDue = level.nextDue();
+			return new LevelDescriptor(level.index(), DurationFormat.iso(level.slotSpan()), level.slots(), level.hand(),
+					level.timeouts(), (nextDue != null) ? DurationFormat.iso(nextDue) : null, level.moves(),
+					occupied.stream().map(SlotDescriptor::of).toList());
+		}
+
+	}
+
+	/**
+	 * A slot that holds timeouts: at level 0, a bucket.
+	 *
+	 * @param index the slot's position in its level, from 0
+	 * @param timeouts how many timeouts it holds
+	 * @param dueIn how long until the earliest of them is due; negative when overdue
+	 */
+	public record SlotDescriptor(int index, int timeouts, String dueIn) {
+
+		static SlotDescriptor of(WheelSnapshot.Slot slot) {
+			return new SlotDescriptor(slot.index(), slot.timeouts(), DurationFormat.iso(slot.dueIn()));
 		}
 
 	}

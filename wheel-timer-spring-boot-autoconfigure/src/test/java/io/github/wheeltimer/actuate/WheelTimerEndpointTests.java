@@ -2,14 +2,20 @@ package io.github.wheeltimer.actuate;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint.BucketsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint.LevelDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint.SlotDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint.StopReportDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint.WheelTimerDetailsDescriptor;
 import io.github.wheeltimer.annotation.DelayedExecution;
@@ -63,7 +69,7 @@ class WheelTimerEndpointTests {
 	}
 
 	@Test
-	void detailsShowTheBucketsTheNextTimeoutsWithTheirMethodAndTheDelayedMethods() {
+	void detailsShowTheLevelsTheNextTimeoutsWithTheirMethodAndTheDelayedMethods() {
 		this.contextRunner.run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			for (int i = 0; i < 12; i++) {
@@ -75,10 +81,15 @@ class WheelTimerEndpointTests {
 			WheelTimerDetailsDescriptor details = context.getBean(WheelTimerEndpoint.class).timer("wheelTimer");
 
 			assertThat(details.pendingTimeouts()).isEqualTo(14);
-			WheelTimerEndpoint.BucketsDescriptor buckets = details.buckets();
-			assertThat(buckets.nonEmpty()).hasSize(buckets.occupied());
-			assertThat(buckets.nonEmpty().stream().mapToInt(WheelSnapshot.Bucket::timeouts).sum()).isEqualTo(14);
-			assertThat(buckets.largest().timeouts()).isGreaterThanOrEqualTo(12 / buckets.occupied());
+			List<LevelDescriptor> levels = details.levels();
+			assertThat(levels.stream().mapToLong(LevelDescriptor::timeouts).sum()).isEqualTo(14);
+			assertThat(levels).allSatisfy((level) -> assertThat(
+					level.occupied().stream().mapToInt(SlotDescriptor::timeouts).sum())
+				.as("level %d's slots add up to its timeouts", level.index())
+				.isEqualTo(level.timeouts()));
+			List<SlotDescriptor> buckets = levels.get(0).occupied();
+			assertThat(details.buckets()).isEqualTo(new BucketsDescriptor(buckets.size(),
+					buckets.stream().max(Comparator.comparingInt(SlotDescriptor::timeouts)).orElse(null)));
 			// Soonest first: the plain task at 5 minutes, then nine of the ten-minute reminders.
 			assertThat(details.nextTimeouts()).hasSize(WheelTimerEndpoint.NEXT_TIMEOUTS);
 			WheelTimerEndpoint.NextTimeoutDescriptor first = details.nextTimeouts().get(0);
@@ -94,6 +105,51 @@ class WheelTimerEndpointTests {
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0));
 		});
+	}
+
+	@Test
+	void detailsListEveryLevelWithTheSlotsThatHoldTimeoutsAndTheirDurationsToTheMillisecond() {
+		WheelSnapshot snapshot = snapshot(
+				new WheelSnapshot.Level(0, Duration.ofMillis(100), 512, 13, 4, Duration.ofNanos(8_900_400_000L), 0,
+						List.of(new WheelSnapshot.Slot(102, 3, Duration.ofNanos(8_900_400_000L)),
+								new WheelSnapshot.Slot(200, 1, Duration.ofMillis(18_700)))),
+				new WheelSnapshot.Level(1, Duration.ofMillis(51_200), 64, 2, 5, Duration.ofMillis(1_799_600), 7,
+						List.of(new WheelSnapshot.Slot(37, 5, Duration.ofMillis(1_799_600)))),
+				new WheelSnapshot.Level(2, Duration.ofMillis(3_276_800), 64, 0, 0, null, 0, List.of()));
+
+		WheelTimerDetailsDescriptor details = WheelTimerDetailsDescriptor.of(snapshot, List.of(), List.of());
+
+		assertThat(details.hand()).isEqualTo(13);
+		assertThat(details.buckets()).isEqualTo(new BucketsDescriptor(2, new SlotDescriptor(102, 3, "PT8.9S")));
+		assertThat(details.levels()).containsExactly(
+				new LevelDescriptor(0, "PT0.1S", 512, 13, 4, "PT8.9S", 0,
+						List.of(new SlotDescriptor(102, 3, "PT8.9S"), new SlotDescriptor(200, 1, "PT18.7S"))),
+				new LevelDescriptor(1, "PT51.2S", 64, 2, 5, "PT29M59.6S", 7, List.of(new SlotDescriptor(37, 5, "PT29M59.6S"))),
+				new LevelDescriptor(2, "PT54M36.8S", 64, 0, 0, null, 0, List.of()));
+	}
+
+	@Test
+	void aLevelListsAtMostTheFirst4096OccupiedSlotsButCountsThemAll() {
+		List<WheelSnapshot.Slot> buckets = IntStream.range(0, 5000)
+			.mapToObj((index) -> new WheelSnapshot.Slot(index, (index == 4500) ? 2 : 1, Duration.ofMillis(index * 100L)))
+			.toList();
+		WheelSnapshot snapshot = snapshot(
+				new WheelSnapshot.Level(0, Duration.ofMillis(100), 8192, 0, 5001, Duration.ZERO, 0, buckets));
+
+		WheelTimerDetailsDescriptor details = WheelTimerDetailsDescriptor.of(snapshot, List.of(), List.of());
+
+		assertThat(details.levels().get(0).occupied()).hasSize(WheelTimerEndpoint.MAX_LISTED_SLOTS)
+			.last()
+			.isEqualTo(new SlotDescriptor(4095, 1, "PT6M49.5S"));
+		assertThat(details.buckets()).isEqualTo(new BucketsDescriptor(5000, new SlotDescriptor(4500, 2, "PT7M30S")));
+	}
+
+	private static WheelSnapshot snapshot(WheelSnapshot.Level... levels) {
+		WheelSnapshot.Level level0 = levels[0];
+		long pending = Arrays.stream(levels).mapToLong(WheelSnapshot.Level::timeouts).sum();
+		return new WheelSnapshot(WheelSnapshot.State.STARTED, level0.slotSpan(), level0.slots(), level0.hand(), pending,
+				0, new WheelSnapshot.Counters(pending, 0, 0, 0, 0, 0, 0, Duration.ZERO), Duration.ZERO, Duration.ZERO,
+				List.of(levels), new WheelSnapshot.Worker("wheel-timer", true, null));
 	}
 
 	@Test

@@ -338,7 +338,7 @@ class DelayedExecutionTests {
 			}
 			WheelSnapshot.Counters counters = context.getBean(HashedWheelTimer.class).snapshot().counters();
 			assertThat(counters.scheduled()).isEqualTo(threads * callsPerThread);
-			assertThat(counters.expired()).isEqualTo(threads * callsPerThread);
+			assertThat(counters.completed()).isEqualTo(threads * callsPerThread);
 			assertThat(context.getBean(DelayedMethodRegistry.class).methods())
 				.filteredOn((method) -> method.method().getName().equals("renew"))
 				.singleElement()
