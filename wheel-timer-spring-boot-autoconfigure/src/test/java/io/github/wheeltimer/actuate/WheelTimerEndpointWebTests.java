@@ -51,7 +51,7 @@ class WheelTimerEndpointWebTests {
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.orders.pings() == 3);
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> get("/actuator/wheeltimer").read("$.timers.wheelTimer.counters.expired", Integer.class) == 3);
+			.until(() -> get("/actuator/wheeltimer").read("$.timers.wheelTimer.counters.completed", Integer.class) == 3);
 
 		DocumentContext timers = get("/actuator/wheeltimer");
 		assertThat(timers.read("$.timers.wheelTimer.state", String.class)).isEqualTo("STARTED");
@@ -61,15 +61,43 @@ class WheelTimerEndpointWebTests {
 		assertThat(timers.read("$.timers.wheelTimer.tickLag", String.class)).isEqualTo("PT0S");
 		assertThat(timers.read("$.timers.wheelTimer.worker.name", String.class)).isEqualTo("wheel-timer");
 		Map<String, Integer> counters = timers.read("$.timers.wheelTimer.counters");
-		assertThat(counters).containsEntry("scheduled", 8).containsEntry("expired", 3);
-		assertThat(counters.get("expired") + counters.get("failed") + counters.get("cancelled")
+		assertThat(counters).containsEntry("scheduled", 8).containsEntry("completed", 3);
+		assertThat(counters.get("completed") + counters.get("failed") + counters.get("cancelled")
 				+ counters.get("unprocessed") + counters.get("running")
 				+ timers.read("$.timers.wheelTimer.pendingTimeouts", Integer.class))
 			.as("every scheduled timeout is accounted for")
 			.isEqualTo(counters.get("scheduled"));
 
 		DocumentContext details = get("/actuator/wheeltimer/wheelTimer");
-		assertThat(details.read("$.buckets.occupied", Integer.class)).isPositive();
+		List<Map<String, Object>> levels = details.read("$.levels");
+		assertThat(levels.get(0)).containsEntry("index", 0).containsEntry("slotSpan", "PT0.1S")
+			.containsEntry("slots", 512)
+			.containsEntry("moves", 0);
+		for (int i = 1; i < levels.size(); i++) {
+			Map<String, Object> below = levels.get(i - 1);
+			assertThat(levels.get(i)).as("level %d: 64 slots, each a whole turn of the level below", i)
+				.containsEntry("index", i)
+				.containsEntry("slots", 64)
+				.containsEntry("slotSpan", DurationFormat.iso(Duration.parse((String) below.get("slotSpan"))
+					.multipliedBy((Integer) below.get("slots"))));
+		}
+		assertThat(levels).as("the five unpaid orders, on whichever level holds 30 minutes")
+			.extracting((level) -> (Integer) level.get("timeouts"))
+			.satisfies((timeouts) -> assertThat(timeouts.stream().mapToInt(Integer::intValue).sum()).isEqualTo(5));
+		assertThat(levels).allSatisfy((level) -> {
+			if ((Integer) level.get("timeouts") == 0) {
+				assertThat(level).doesNotContainKey("nextDue").containsEntry("occupied", List.of());
+			}
+			else {
+				assertThat(Duration.parse((String) level.get("nextDue"))).isBetween(Duration.ofMinutes(29),
+						Duration.ofMinutes(30));
+			}
+		});
+		assertThat(details.<List<String>>read("$.levels[*].occupied[*].dueIn")).isNotEmpty()
+			.allSatisfy((dueIn) -> assertThat(Duration.parse(dueIn)).isBetween(Duration.ofMinutes(29),
+					Duration.ofMinutes(30)));
+		assertThat(details.read("$.buckets.occupied", Integer.class))
+			.isEqualTo(details.read("$.levels[0].occupied.length()", Integer.class));
 		assertThat(details.<List<Object>>read("$.nextTimeouts[*].method")).hasSize(5).containsOnly(CANCEL_IF_UNPAID);
 		assertThat(Duration.parse(details.read("$.nextTimeouts[0].remainingDelay", String.class)))
 			.isBetween(Duration.ofMinutes(29), Duration.ofMinutes(30));
@@ -85,13 +113,14 @@ class WheelTimerEndpointWebTests {
 		assertThat(health.read("$.components.wheelTimer.details.pendingTimeouts", Integer.class)).isEqualTo(5);
 		assertThat(get("/actuator/metrics/wheel.timer.pending").read("$.measurements[0].value", Double.class))
 			.isEqualTo(5.0);
-		assertThat(get("/actuator/metrics/wheel.timer.timeouts?tag=outcome:expired&tag=name:wheelTimer")
+		assertThat(get("/actuator/metrics/wheel.timer.timeouts?tag=outcome:completed&tag=name:wheelTimer")
 			.read("$.measurements[0].value", Double.class)).isEqualTo(3.0);
 		assertThat(get("/actuator/metrics/wheel.timer.lateness")
 			.<List<Object>>read("$.measurements[?(@.statistic == 'COUNT')].value")).containsExactly(3.0);
 		assertThat(this.client.get().uri("/actuator/prometheus").exchange().returnResult(String.class).getResponseBody())
 			.contains("wheel_timer_pending_timeouts{name=\"wheelTimer\"} 5.0")
-			.contains("wheel_timer_timeouts_total{name=\"wheelTimer\",outcome=\"expired\"} 3.0")
+			.contains("wheel_timer_timeouts_total{name=\"wheelTimer\",outcome=\"completed\"} 3.0")
+			.contains("wheel_timer_moves_timeouts_total{name=\"wheelTimer\"}")
 			.contains("wheel_timer_scheduled_timeouts_total{name=\"wheelTimer\"} 8.0")
 			.contains("wheel_timer_rejected_calls_total{name=\"wheelTimer\"} 0.0")
 			.contains("wheel_timer_tick_lag_seconds{name=\"wheelTimer\"}");

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.WheelSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -36,7 +37,7 @@ class WheelTimerMetricsTests {
 		}, Duration.ofMillis(20));
 		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1)).cancel();
 		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1));
-		await().atMost(Duration.ofSeconds(10)).until(() -> outcome("expired") == 1 && outcome("failed") == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> outcome("completed") == 1 && outcome("failed") == 1);
 
 		assertThat(counter("wheel.timer.scheduled")).isEqualTo(4);
 		assertThat(outcome("cancelled")).isEqualTo(1);
@@ -60,6 +61,25 @@ class WheelTimerMetricsTests {
 			.extracting(FunctionCounter::count)
 			.satisfies((counts) -> assertThat(counts.stream().mapToDouble(Double::doubleValue).sum())
 				.isEqualTo(counter("wheel.timer.scheduled")));
+	}
+
+	@Test
+	void movesCountTheTimeoutsMovedDownFromAnUpperLevelOncePerLevel() {
+		// Level 0 spans 4 ticks of 10 ms: a timeout 300 ms away waits in an upper level and moves
+		// down, once per level it crosses, before it fires.
+		try (HashedWheelTimer small = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(10)).ticksPerWheel(4)
+			.build()) {
+			new WheelTimerMetrics(Map.of("ordersTimer", small)).bindTo(this.registry);
+			assertThat(counter("wheel.timer.moves")).isZero();
+			small.newTimeout((timeout) -> { }, Duration.ofMillis(300));
+			await().atMost(Duration.ofSeconds(10)).until(() -> small.counters().completed() == 1);
+
+			WheelSnapshot snapshot = small.snapshot();
+			int upperLevels = snapshot.levels().size() - 1;
+			assertThat(this.registry.get("wheel.timer.moves").functionCounters()).as("one meter per timer").hasSize(1);
+			assertThat(counter("wheel.timer.moves")).isEqualTo(snapshot.moves())
+				.isBetween((double) Math.min(1, upperLevels), (double) upperLevels);
+		}
 	}
 
 	private double counter(String name) {
