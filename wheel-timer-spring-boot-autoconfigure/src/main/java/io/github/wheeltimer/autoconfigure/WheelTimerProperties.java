@@ -34,9 +34,10 @@ public class WheelTimerProperties {
 	private Duration tickDuration = Duration.ofMillis(100);
 
 	/**
-	 * Number of buckets on the wheel, rounded up to a power of two, from 1 to 1073741824 (2^30). One
-	 * revolution lasts tick-duration times this; delays longer than a revolution wait several
-	 * turns.
+	 * Number of one-tick buckets of the wheel's level 0, rounded up to a power of two, from 1 to
+	 * 1073741824 (2^30). A call due within level 0's turn, tick-duration times this, goes straight
+	 * into a bucket; a further one waits in an upper level and moves down at most once per level.
+	 * Each bucket costs about 40 bytes.
 	 */
 	private int ticksPerWheel = 512;
 
@@ -169,8 +170,8 @@ public class WheelTimerProperties {
 		private @Nullable Duration tickDuration;
 
 		/**
-		 * Number of buckets on the wheel, rounded up to a power of two, from 1 to 1073741824 (2^30).
-		 * Defaults to wheel-timer.ticks-per-wheel.
+		 * Number of one-tick buckets of the wheel's level 0, rounded up to a power of two, from 1
+		 * to 1073741824 (2^30). Defaults to wheel-timer.ticks-per-wheel.
 		 */
 		private @Nullable Integer ticksPerWheel;
 
