@@ -36,8 +36,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * </pre>
  *
  * The table is also written to {@code wheel-timer-benchmarks/target/benchmark-report.md}.
- * Rows measured with JMH run in forked JVMs; the others (lateness, wake-ups, CPU, memory, expiry)
- * run in this JVM, one timer at a time.
+ * Rows measured with JMH run in forked JVMs; the others (lateness, wake-ups, CPU, memory, expiry,
+ * the mixed workloads H1 and H2) run in this JVM, one timer at a time.
  */
 public final class BenchmarkReport {
 
@@ -108,6 +108,8 @@ public final class BenchmarkReport {
 		rows.addAll(Lateness.rows());
 		rows.addAll(WakeUps.rows());
 		rows.addAll(Expiry.rows());
+		rows.addAll(MixedLoad.rows());
+		rows.addAll(VirtualBurst.rows());
 		return rows;
 	}
 

@@ -13,7 +13,8 @@
  * and the date) and writes it to {@code wheel-timer-benchmarks/target/benchmark-report.md}.
  * {@code BENCHMARKS.md} at the root of the repository holds the latest table and what each row
  * means. JMH measures the rows it measures well (S1, S2, C1, C2, A1) in forked JVMs; plain
- * harnesses measure the rest (allocation, heap, lateness, wake-ups, CPU, expiry), one timer at a
+ * harnesses measure the rest (allocation, heap, lateness, wake-ups, CPU, expiry, and the mixed
+ * workloads of far and near timeouts, H1 on the real clock and H2 on a virtual one), one timer at a
  * time. The test command does not run any of it, and no test asserts a speed.
  */
 package io.github.wheeltimer.benchmarks;
