@@ -132,10 +132,6 @@ final class Wheel {
 		setHand(tick);
 	}
 
-	boolean isEmpty() {
-		return this.size == 0;
-	}
-
 	/** The tick whose interval holds {@code deadline}: the one that ends at or first after it. */
 	long tickOf(long deadline) {
 		return Math.floorDiv(deadline - 1, this.tickNanos);
