@@ -8,16 +8,21 @@ const ORDERS_URL = 'orders?limit=8';
 const REFRESH_MS = 500;
 const MAX_SEGMENTS = 512;            // more would be thinner than a pixel
 const SVG = 'http://www.w3.org/2000/svg';
-const RING = { inner: 165, outer: 235, roundsFrom: 246, roundsStep: 9, maxRoundDots: 3, labels: 286 };
+// Level 0 is the inner ring; each upper level is a ring around it, thinner the more levels there
+// are, within the drawing's radius. A wheel that reports level 0 alone keeps a single wide ring.
+const RINGS = { hole: 126, level0: 58, gap: 7, edge: 292, widest: 40, between: 2.5 };
+const SINGLE_RING = { inner: 165, outer: 235 };
 const ITEMS = ['a teapot', 'a lamp', 'two mugs', 'a kettle', 'a rug', 'a chair', 'a clock', 'a plant'];
 
 const $ = (id) => document.getElementById(id);
 
 const view = {
+	shape: '',          // the slots of each level, as the rings were built for them
 	bucketCount: 0,
-	segments: [],       // one <path> per bucket, or per run of buckets on a large wheel
+	segments: [],       // level 0: one <path> per bucket, or per run of buckets on a large wheel
 	perSegment: 1,
 	currentSegment: -1,
+	upper: [],          // levels 1 and up: { slots: one <path> per slot, hand: its <line>, current: its slot }
 	// The last sample of the worker's tick, and when it was taken, so the hand can sweep smoothly
 	// between two refreshes instead of jumping five buckets at a time.
 	tick: null,
@@ -52,9 +57,12 @@ async function send(url, body) {
 	return json;
 }
 
-/** Milliseconds in an ISO-8601 duration as Actuator writes them: PT0.1S, PT29M59.6S, PT1H2M. */
+/**
+ * Milliseconds in an ISO-8601 duration as Java writes them: PT0.1S, PT29M59.6S, PT1H2M, and, when
+ * overdue, PT-0.1S or PT-1M-30S (each part signed).
+ */
 function millis(iso) {
-	const match = /^(-)?PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(iso || '');
+	const match = /^(-)?PT(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?[\d.]+)S)?$/.exec(iso || '');
 	if (!match) {
 		return NaN;
 	}
@@ -62,72 +70,156 @@ function millis(iso) {
 	return match[1] ? -ms : ms;
 }
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const YEAR = 365.25 * DAY;
+
+/** A duration in its two largest units: upper levels span from seconds to centuries. */
 function formatMillis(ms) {
 	if (!Number.isFinite(ms)) {
 		return '–';
 	}
-	if (Math.abs(ms) < 1000) {
+	const size = Math.abs(ms);
+	if (size < 1000) {
 		return `${Math.round(ms)} ms`;
 	}
-	if (Math.abs(ms) < 60_000) {
+	if (size < MINUTE) {
 		return `${(ms / 1000).toFixed(1)} s`;
 	}
-	const minutes = Math.floor(ms / 60_000);
-	return `${minutes} min ${Math.round((ms - minutes * 60_000) / 1000)} s`;
+	const sign = ms < 0 ? '-' : '';
+	const inTwo = (large, largeName, small, smallName) => {
+		const smalls = Math.round(size / small);
+		const per = Math.round(large / small);
+		return `${sign}${Math.floor(smalls / per)} ${largeName} ${smalls % per} ${smallName}`;
+	};
+	if (size < HOUR) {
+		return inTwo(MINUTE, 'min', 1000, 's');
+	}
+	if (size < DAY) {
+		return inTwo(HOUR, 'h', MINUTE, 'min');
+	}
+	if (size < YEAR) {
+		return inTwo(DAY, 'd', HOUR, 'h');
+	}
+	const years = size / YEAR;
+	return `${sign}${years < 100 ? years.toFixed(1) : Math.round(years).toLocaleString('en')} years`;
 }
 
-// ---- the ring ----------------------------------------------------------------------------------
+// ---- the rings ---------------------------------------------------------------------------------
 
 function angleOf(position, count) {
-	return (position / count) * 2 * Math.PI - Math.PI / 2;   // bucket 0 at twelve o'clock, clockwise
+	return (position / count) * 2 * Math.PI - Math.PI / 2;   // slot 0 at twelve o'clock, clockwise
 }
 
 function point(radius, angle) {
 	return `${(radius * Math.cos(angle)).toFixed(2)} ${(radius * Math.sin(angle)).toFixed(2)}`;
 }
 
-function sectorPath(index, count) {
-	const gap = count <= 256 ? 0.12 : 0;                        // a hairline between buckets, when they are wide enough
+function sectorPath(index, count, ring) {
+	const gap = count <= 256 ? 0.12 : 0;                        // a hairline between slots, when they are wide enough
 	const from = angleOf(index + gap / 2, count);
 	const to = angleOf(index + 1 - gap / 2, count);
 	const large = to - from > Math.PI ? 1 : 0;
-	return `M ${point(RING.outer, from)} A ${RING.outer} ${RING.outer} 0 ${large} 1 ${point(RING.outer, to)} `
-		+ `L ${point(RING.inner, to)} A ${RING.inner} ${RING.inner} 0 ${large} 0 ${point(RING.inner, from)} Z`;
+	return `M ${point(ring.outer, from)} A ${ring.outer} ${ring.outer} 0 ${large} 1 ${point(ring.outer, to)} `
+		+ `L ${point(ring.inner, to)} A ${ring.inner} ${ring.inner} 0 ${large} 0 ${point(ring.inner, from)} Z`;
+}
+
+function svg(name, attributes = {}) {
+	const element = document.createElementNS(SVG, name);
+	Object.entries(attributes).forEach(([key, value]) => element.setAttribute(key, value));
+	return element;
+}
+
+/** The inner and outer radius of each level's ring, level 0 first. */
+function ringsFor(levelCount) {
+	if (levelCount <= 1) {
+		return [SINGLE_RING];
+	}
+	const level0 = { inner: RINGS.hole, outer: RINGS.hole + RINGS.level0 };
+	const from = level0.outer + RINGS.gap;
+	const width = Math.min(RINGS.widest, (RINGS.edge - from) / (levelCount - 1));
+	const rings = [level0];
+	for (let level = 1; level < levelCount; level++) {
+		const inner = from + (level - 1) * width;
+		rings.push({ inner, outer: inner + width - RINGS.between });
+	}
+	return rings;
 }
 
 /**
- * Builds one segment per bucket, or per run of buckets on a wheel too large to draw bucket by
- * bucket (the wheel size is a power of two, so the runs divide it evenly).
+ * Builds level 0's ring, one segment per bucket, or per run of buckets on a wheel too large to
+ * draw bucket by bucket (the wheel size is a power of two, so the runs divide it evenly); then one
+ * ring of slots per upper level around it.
  */
-function buildRing(bucketCount) {
+function buildRings(levels) {
+	const rings = ringsFor(levels.length);
+	const bucketCount = levels[0].slots;
 	const perSegment = Math.max(1, bucketCount / MAX_SEGMENTS);
 	const segmentCount = bucketCount / perSegment;
-	const group = $('buckets');
-	group.replaceChildren();
 	view.segments = [];
+	$('buckets').replaceChildren();
 	for (let segment = 0; segment < segmentCount; segment++) {
-		const path = document.createElementNS(SVG, 'path');
-		path.setAttribute('d', sectorPath(segment, segmentCount));
-		path.setAttribute('class', 'bucket');
+		const path = svg('path', { d: sectorPath(segment, segmentCount, rings[0]), class: 'bucket' });
+		path.dataset.level = 0;
 		path.dataset.bucket = segment * perSegment;
 		path.dataset.timeouts = 0;
-		path.append(document.createElementNS(SVG, 'title'));
-		group.append(path);
+		path.append(svg('title'));
+		$('buckets').append(path);
 		view.segments.push(path);
 	}
 	view.bucketCount = bucketCount;
 	view.perSegment = perSegment;
 	view.currentSegment = -1;
+
+	view.upper = [];
+	$('upper-levels').replaceChildren();
+	levels.slice(1).forEach((level, i) => {
+		const ring = rings[i + 1];
+		const group = svg('g', { class: 'level' });
+		group.dataset.level = level.index;
+		const slots = [];
+		for (let slot = 0; slot < level.slots; slot++) {
+			const path = svg('path', { d: sectorPath(slot, level.slots, ring), class: 'slot' });
+			path.dataset.level = level.index;
+			path.dataset.slot = slot;
+			path.dataset.timeouts = 0;
+			path.append(svg('title'));
+			group.append(path);
+			slots.push(path);
+		}
+		const hand = svg('line', { class: 'level-hand', x1: 0, x2: 0, y1: -ring.inner, y2: -ring.outer });
+		// Near twelve o'clock the ring runs level, so its name fits along it: in the last slot, the
+		// one least often occupied, and clear of slot 0, where the hands of the slowest levels stay.
+		const middle = angleOf(level.slots - 0.5, level.slots);
+		const radius = (ring.inner + ring.outer) / 2;
+		const name = svg('text', {
+			class: 'ring-label', x: (radius * Math.cos(middle)).toFixed(2), y: (radius * Math.sin(middle)).toFixed(2),
+		});
+		name.style.fontSize = `${Math.min(11, (ring.outer - ring.inner) * 0.8).toFixed(1)}px`;
+		name.textContent = `L${level.index}`;
+		group.append(hand, name);
+		$('upper-levels').append(group);
+		view.upper.push({ slots, hand, current: -1 });
+	});
+
+	// Level 0's hand reaches across its own ring only: each upper level marks its own.
+	const level0 = rings[0];
+	const line = $('hand').querySelector('line');
+	line.setAttribute('y1', -(level0.inner - 15));
+	line.setAttribute('y2', -(level0.outer + 3));
+	$('hand').querySelector('path').setAttribute('d',
+		`M -7 ${-(level0.inner - 23)} L 7 ${-(level0.inner - 23)} L 0 ${-(level0.inner - 9)} Z`);
 	const scale = $('scale');
 	scale.replaceChildren();
 	for (let quarter = 0; quarter < 4 && bucketCount >= 4; quarter++) {
-		const label = document.createElementNS(SVG, 'text');
 		const angle = angleOf(quarter, 4);
-		label.setAttribute('x', (RING.labels * Math.cos(angle)).toFixed(2));
-		label.setAttribute('y', (RING.labels * Math.sin(angle)).toFixed(2));
+		const radius = level0.inner - 34;
+		const label = svg('text', { x: (radius * Math.cos(angle)).toFixed(2), y: (radius * Math.sin(angle)).toFixed(2) });
 		label.textContent = (bucketCount / 4) * quarter;
 		scale.append(label);
 	}
+	view.shape = levels.map((level) => level.slots).join(',');
 }
 
 /** Lighter for few timeouts, darker for many; a single timeout must still stand out from empty. */
@@ -137,58 +229,84 @@ function shade(timeouts, largest) {
 	return `hsl(212 75% ${Math.round(72 - t * 42)}%)`;
 }
 
-/** The non-empty buckets, added up per segment. */
-function segmentsOf(nonEmpty) {
+function plural(count, noun) {
+	return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** The occupied buckets, added up per segment; a segment is due when its first bucket is. */
+function segmentsOf(occupied) {
 	const segments = new Map();
-	for (const bucket of nonEmpty) {
+	for (const bucket of occupied) {
 		const index = Math.floor(bucket.index / view.perSegment);
 		const segment = segments.get(index);
-		segments.set(index, segment === undefined ? { ...bucket } : {
+		const dueIn = millis(bucket.dueIn);
+		segments.set(index, segment === undefined ? { timeouts: bucket.timeouts, dueIn } : {
 			timeouts: segment.timeouts + bucket.timeouts,
-			minRemainingRounds: Math.min(segment.minRemainingRounds, bucket.minRemainingRounds),
-			maxRemainingRounds: Math.max(segment.maxRemainingRounds, bucket.maxRemainingRounds),
+			dueIn: Math.min(segment.dueIn, dueIn),
 		});
 	}
 	return segments;
 }
 
-function drawBuckets(buckets) {
-	const segments = segmentsOf(buckets.nonEmpty || []);
+/** Fills one slot of a ring: its shade, its count, and a tooltip that names it. */
+function fill(path, name, slot, largest) {
+	const timeouts = slot ? slot.timeouts : 0;
+	path.dataset.timeouts = timeouts;
+	path.style.fill = timeouts ? shade(timeouts, largest) : '';
+	path.classList.toggle('occupied', timeouts > 0);
+	const due = slot && (slot.dueIn < 0 ? `overdue by ${formatMillis(-slot.dueIn)}` : `in ${formatMillis(slot.dueIn)}`);
+	path.firstChild.textContent = slot
+		? `${name}: ${plural(timeouts, 'timeout')}, ${timeouts === 1 ? 'due' : 'the first due'} ${due}`
+		: `${name}: empty`;
+}
+
+function drawLevel0(level) {
+	const segments = segmentsOf(level.occupied || []);
 	const largest = Math.max(0, ...[...segments.values()].map((segment) => segment.timeouts));
-	const rounds = $('rounds');
-	rounds.replaceChildren();
+	const span = formatMillis(millis(level.slotSpan));
 	view.segments.forEach((path, index) => {
-		const segment = segments.get(index);
-		const timeouts = segment ? segment.timeouts : 0;
 		const first = index * view.perSegment;
-		const name = view.perSegment === 1 ? `bucket ${first}` : `buckets ${first}–${first + view.perSegment - 1}`;
-		path.dataset.timeouts = timeouts;
-		path.style.fill = timeouts ? shade(timeouts, largest) : '';
-		path.classList.toggle('occupied', timeouts > 0);
-		path.firstChild.textContent = segment
-			? `${name}: ${timeouts} timeout${timeouts === 1 ? '' : 's'}, `
-				+ (segment.maxRemainingRounds === 0 ? 'due this revolution'
-					: `due after ${roundsText(segment)} more revolution${segment.maxRemainingRounds === 1 ? '' : 's'}`)
-			: `${name}: empty`;
-		if (segment) {
-			const middle = angleOf(index + 0.5, view.segments.length);
-			const dots = Math.min(segment.maxRemainingRounds, RING.maxRoundDots);
-			for (let round = 0; round < dots; round++) {
-				const dot = document.createElementNS(SVG, 'circle');
-				const radius = RING.roundsFrom + round * RING.roundsStep;
-				dot.setAttribute('cx', (radius * Math.cos(middle)).toFixed(2));
-				dot.setAttribute('cy', (radius * Math.sin(middle)).toFixed(2));
-				dot.setAttribute('r', 3);
-				dot.setAttribute('class', 'round');
-				rounds.append(dot);
-			}
-		}
+		const name = view.perSegment === 1 ? `level 0 · bucket ${first} (${span})`
+			: `level 0 · buckets ${first}–${first + view.perSegment - 1} (${span} each)`;
+		fill(path, name, segments.get(index), largest);
 	});
 }
 
-function roundsText(bucket) {
-	return bucket.minRemainingRounds === bucket.maxRemainingRounds
-		? `${bucket.maxRemainingRounds}` : `${bucket.minRemainingRounds}–${bucket.maxRemainingRounds}`;
+function drawUpperLevel(level, ring) {
+	const slots = new Map((level.occupied || []).map((slot) => [slot.index, { ...slot, dueIn: millis(slot.dueIn) }]));
+	const largest = Math.max(0, ...[...slots.values()].map((slot) => slot.timeouts));
+	const span = formatMillis(millis(level.slotSpan));
+	ring.slots.forEach((path, index) => {
+		const here = index === level.hand ? ' · the hand is here' : '';
+		fill(path, `level ${level.index} · slot ${index} of ${level.slots} (${span} each)${here}`, slots.get(index), largest);
+	});
+	if (level.hand !== ring.current) {
+		ring.slots[ring.current]?.classList.remove('current');
+		ring.slots[level.hand]?.classList.add('current');
+		ring.hand.setAttribute('transform', `rotate(${((level.hand + 0.5) / level.slots) * 360})`);
+		ring.current = level.hand;
+	}
+}
+
+function drawLevels(levels) {
+	if (levels.map((level) => level.slots).join(',') !== view.shape) {
+		buildRings(levels);
+	}
+	drawLevel0(levels[0]);
+	levels.slice(1).forEach((level, i) => drawUpperLevel(level, view.upper[i]));
+	$('levels').replaceChildren(...levels.map((level) => {
+		const row = document.createElement('tr');
+		row.dataset.level = level.index;
+		const span = millis(level.slotSpan);
+		[level.index, `${level.slots} × ${formatMillis(span)}`, formatMillis(span * level.slots), level.hand,
+			level.timeouts, level.nextDue ? formatMillis(millis(level.nextDue)) : '–',
+			level.index === 0 ? '–' : level.moves].forEach((text) => {
+			const cell = document.createElement('td');
+			cell.textContent = text;
+			row.append(cell);
+		});
+		return row;
+	}));
 }
 
 function sweepHand() {
@@ -218,7 +336,7 @@ function sweepHand() {
 
 // ---- the panels --------------------------------------------------------------------------------
 
-const COUNTERS = ['scheduled', 'expired', 'cancelled', 'failed', 'running', 'unprocessed', 'rejected'];
+const COUNTERS = ['scheduled', 'completed', 'cancelled', 'failed', 'running', 'unprocessed', 'rejected'];
 
 function setNumber(id, value) {
 	const element = $(id);
@@ -232,9 +350,6 @@ function setNumber(id, value) {
 }
 
 function drawTimer(timer) {
-	if (timer.ticksPerWheel !== view.bucketCount) {
-		buildRing(timer.ticksPerWheel);
-	}
 	view.tick = timer.tick;
 	view.tickMs = millis(timer.tickDuration) || 100;
 	view.sampledAt = performance.now();
@@ -245,19 +360,20 @@ function drawTimer(timer) {
 	const status = !timer.worker.alive && timer.state === 'STARTED' ? 'DEAD' : timer.state;
 	state.textContent = status;
 	state.className = `badge ${status.toLowerCase()}`;
-	const revolution = view.tickMs * timer.ticksPerWheel;
+	const turn = view.tickMs * timer.ticksPerWheel;
 	$('geometry').textContent = `${formatMillis(view.tickMs)} ticks × ${timer.ticksPerWheel} buckets `
-		+ `= ${formatMillis(revolution)} per revolution`;
+		+ `= ${formatMillis(turn)} per turn`;
 
-	drawBuckets(timer.buckets || {});
+	drawLevels(timer.levels && timer.levels.length ? timer.levels
+		: [{ index: 0, slotSpan: timer.tickDuration, slots: timer.ticksPerWheel, hand: timer.hand, timeouts: 0 }]);
 	$('pending-count').textContent = timer.pendingTimeouts;
 
 	const counters = timer.counters;
 	COUNTERS.forEach((name) => setNumber(`counter-${name}`, counters[name]));
 	setNumber('counter-pending', timer.pendingTimeouts);
-	const accounted = counters.expired + counters.failed + counters.cancelled + counters.unprocessed
+	const accounted = counters.completed + counters.failed + counters.cancelled + counters.unprocessed
 		+ counters.running + timer.pendingTimeouts;
-	$('balance').textContent = `scheduled ${counters.scheduled} = ran ${counters.expired} + failed ${counters.failed}`
+	$('balance').textContent = `scheduled ${counters.scheduled} = completed ${counters.completed} + failed ${counters.failed}`
 		+ ` + cancelled ${counters.cancelled} + unprocessed ${counters.unprocessed} + running ${counters.running}`
 		+ ` + pending ${timer.pendingTimeouts} ${accounted === counters.scheduled ? '✓' : '(a moment apart)'}`;
 	$('tick-lag').textContent = formatMillis(millis(timer.tickLag));

@@ -58,18 +58,54 @@ final class WheelPage implements AutoCloseable {
 		return script("return document.getElementById('timer-picker').value;");
 	}
 
-	/** The number of segments on the ring: one per bucket, or per run of buckets on a large wheel. */
+	/** The number of segments on level 0's ring: one per bucket, or per run of buckets on a large wheel. */
 	int segmentCount() {
 		return this.<Number>script("return document.querySelectorAll('#buckets path').length;").intValue();
 	}
 
-	/** The inline style of each segment that holds timeouts. */
-	List<String> occupiedSegmentStyles() {
-		return all("#buckets path.occupied", "getAttribute('style')");
+	/** The number of slots of each upper level's ring, level 1 first: one ring per level above 0. */
+	List<Integer> upperRingSlots() {
+		return all("#upper-levels g.level", "querySelectorAll('path').length").stream().map(Integer::valueOf).toList();
 	}
 
-	int timeoutsOnTheRing() {
-		return all("#buckets path.occupied", "dataset.timeouts").stream().mapToInt(Integer::parseInt).sum();
+	/** The inline style of each segment or slot, on any ring, that holds timeouts. */
+	List<String> occupiedSegmentStyles() {
+		return all("#wheel path.occupied", "getAttribute('style')");
+	}
+
+	/** The timeouts the rings show, added up over every level. */
+	int timeoutsOnTheRings() {
+		return all("#wheel path.occupied", "dataset.timeouts").stream().mapToInt(Integer::parseInt).sum();
+	}
+
+	/** The tooltips of the segments and slots that hold timeouts, level 0 first. */
+	List<String> occupiedTooltips() {
+		return all("#wheel path.occupied", "firstChild.textContent");
+	}
+
+	/** The tooltip of the slot an upper level's hand is in. */
+	String handSlotTooltip(int level) {
+		return script("return document.querySelector(`#upper-levels g[data-level='${arguments[0]}'] path.current`)"
+				+ "?.firstChild.textContent;", level);
+	}
+
+	/** The rows of the levels' table, one per level, their cells separated by tabs. */
+	List<String> levelRows() {
+		return all("#levels tr", "innerText");
+	}
+
+	/**
+	 * Answers the page's reads of {@code /actuator/wheeltimer/<timer>} with this JSON from now on,
+	 * instead of the endpoint's: the page is drawn from a wheel of our choosing. The other requests
+	 * go through.
+	 */
+	void answerTimerReadsWith(String timer, String json) {
+		script("""
+				const [url, body] = arguments;
+				const fetched = window.fetch;
+				window.fetch = (resource, init) => (resource === url && !(init && init.method))
+					? Promise.resolve(new Response(body, { headers: { 'Content-Type': 'application/json' } }))
+					: fetched(resource, init);""", "actuator/wheeltimer/" + timer, json);
 	}
 
 	List<String> nextTimeouts() {

@@ -39,9 +39,9 @@ class WheelPageLargeWheelBrowserTests {
 		try (WheelPage page = new WheelPage(this.port)) {
 			await().atMost(WheelPageBrowserTests.PAGE_WAIT).untilAsserted(() -> {
 				assertThat(page.segmentCount()).as("512 segments of 8 buckets").isEqualTo(512);
-				assertThat(page.timeoutsOnTheRing()).isEqualTo(5);
+				assertThat(page.timeoutsOnTheRings()).isEqualTo(5);
 			});
-			assertThat(page.text("geometry")).isEqualTo("100 ms ticks × 4096 buckets = 6 min 50 s per revolution");
+			assertThat(page.text("geometry")).isEqualTo("100 ms ticks × 4096 buckets = 6 min 50 s per turn");
 			page.screenshot("wheel-page-large");
 		}
 	}
