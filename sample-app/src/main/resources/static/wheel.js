@@ -402,7 +402,9 @@ function drawNextTimeouts(timer) {
 		what.textContent = timeout.method || timeout.task;
 		const when = document.createElement('span');
 		when.className = 'when';
-		when.textContent = `in ${formatMillis(millis(timeout.remainingDelay))}`;
+		// Past its deadline, a timeout still waits for the end of its tick.
+		const remaining = millis(timeout.remainingDelay);
+		when.textContent = remaining < 0 ? 'due now' : `in ${formatMillis(remaining)}`;
 		item.append(what, when);
 		return item;
 	}));
