@@ -382,7 +382,8 @@ public class WheelTimerEndpoint {
 	 * One level of the wheel. Level 0 is the ring of {@code ticksPerWheel} buckets, one tick each,
 	 * that fires; each level above has 64 slots, each spanning a whole turn of the level below. A
 	 * timeout beyond level 0's turn waits in the slot of the level that holds its deadline, and
-	 * moves down, once per level, when that level's hand reaches the slot.
+	 * moves down, re-filed by its deadline, when that level's hand reaches the slot: at most once
+	 * per level on its way to level 0.
 	 *
 	 * @param index 0 for the buckets, 1 and up for the coarser levels
 	 * @param slotSpan how much time one slot covers: the tick at level 0
