@@ -607,6 +607,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	}
 
 	/**
+	 * Returns how many timeouts have moved down from a coarser level to a finer one so far: what
+	 * {@link WheelSnapshot#moves()} reports, without the pass over the slots. A timeout moves at
+	 * most once per level on its way to the buckets, so this grows with far timeouts, never with
+	 * the time they wait.
+	 * @return the moves over all levels
+	 */
+	public long moves() {
+		return this.wheel.moves();
+	}
+
+	/**
 	 * Returns how far behind the worker is now: how long ago the earliest tick that holds a due
 	 * timeout ended, if the worker has not processed it yet, or how much longer than a tick its
 	 * current pass of work has lasted; zero while it keeps up. A worker that is blocked (by a task

@@ -367,6 +367,15 @@ final class Wheel {
 		this.size = 0;
 	}
 
+	/** Timeouts moved down between levels so far, from any thread: one opaque load per level. */
+	long moves() {
+		long moves = 0;
+		for (int level = 1; level <= this.upperLevels; level++) {
+			moves += (long) LONG_ELEMENT.getOpaque(this.moves, level);
+		}
+		return moves;
+	}
+
 	/**
 	 * Reads the levels, from any thread.
 	 * @param now the clock's reading, from which the slots' due times are counted

@@ -76,7 +76,7 @@ public class WheelTimerMetrics implements MeterBinder {
 		// One meter, not one per level: how many levels there are depends on the tick and the wheel
 		// size, the topmost hold delays of months or years and would add series that stay at zero,
 		// and the total is what compares with scheduled. The endpoint shows the moves level by level.
-		FunctionCounter.builder("wheel.timer.moves", timer, (t) -> t.snapshot().moves())
+		FunctionCounter.builder("wheel.timer.moves", timer, HashedWheelTimer::moves)
 			.tags(tags)
 			.baseUnit("timeouts")
 			.description("Timeouts moved down from an upper level of the wheel to a finer one")
