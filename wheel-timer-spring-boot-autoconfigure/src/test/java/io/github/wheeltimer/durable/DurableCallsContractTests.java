@@ -157,7 +157,10 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(second)).allSatisfy((run) -> assertThat(instant(run.get("ran_at")))
 			.isAfterOrEqualTo(calledAt.plusMillis(400)));
 		DurableCalls.Counts counts = second.getBean(DurableCalls.class).counts();
-		assertThat(counts.claimed()).isEqualTo(5);
+		assertThat(counts.started()).isEqualTo(5);
+		// Each claimed once, unless a heartbeat starved past the 1 s lease on a loaded machine: then
+		// the gate refused the call (fenced), handed it back, and a later poll claimed it again.
+		assertThat(counts.claimed()).isEqualTo(5 + counts.fenced());
 	}
 
 	@Test
