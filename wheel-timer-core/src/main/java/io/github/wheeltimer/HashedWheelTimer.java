@@ -49,7 +49,7 @@ import java.util.function.Supplier;
  * <li><b>Wheel size.</b> {@code ticksPerWheel} (default 512, rounded up to a power of two) is how
  * many ticks a turn spans: 512 x 100 ms = 51.2 s. A timeout due within the current turn goes
  * straight into its bucket; one further away costs a move per level it comes down (a 30-minute
- * timeout on the defaults: two). A larger wheel saves moves for delays up to its turn, and costs
+ * timeout: one on the defaults, two at a 10 ms tick). A larger wheel saves moves for delays up to its turn, and costs
  * about 40 bytes per bucket.</li>
  * <li><b>Idle cost.</b> Unlike Netty's timer, the worker does not wake on every tick: with nothing
  * pending it parks until a timeout arrives, and otherwise it sleeps until the next tick that has a

@@ -169,6 +169,99 @@ class WheelTests {
 		assertThat(timeoutsInTheWheel()).isZero();
 	}
 
+	@Test
+	void theNextTurnIsStagedAheadOfItsStartAndFiresEachTickInOrder() {
+		this.wheel.startAt(2);
+		List<HashedWheelTimeout> timeouts = new ArrayList<>();
+		for (long tick : new long[] { 15, 8, 12, 8, 9 }) {
+			HashedWheelTimeout timeout = timeoutIn(tick);
+			timeouts.add(timeout);
+			this.wheel.add(timeout, tick);
+		}
+		this.wheel.stage(2);
+		assertThat(this.wheel.levels(0).get(1).timeouts()).as("staged, still counted in their slot").isEqualTo(5);
+		this.wheel.stage(2);
+		this.wheel.add(timeoutIn(10), 10);
+		this.wheel.stage(10);
+		assertThat(this.wheel.levels(0).get(1).timeouts()).isEqualTo(6);
+		assertThat(this.wheel.levels(0).get(0).timeouts()).isZero();
+		List<Long> firedTicks = new ArrayList<>();
+		List<HashedWheelTimeout> fired = new ArrayList<>();
+		long tick;
+		while ((tick = this.wheel.advance(20, fired::add)) >= 0) {
+			firedTicks.add(tick);
+		}
+		assertThat(firedTicks).containsExactly(8L, 9L, 10L, 12L, 15L);
+		assertThat(fired).hasSize(6).containsAll(timeouts);
+		assertThat(this.wheel.levels(0).get(1).moves()).isEqualTo(6);
+		assertThat(timeoutsInTheWheel()).isZero();
+	}
+
+	@Test
+	void aCancelWhileTheNextTurnIsStagedLeavesWhicheverListItIsIn() {
+		this.wheel.startAt(0);
+		List<HashedWheelTimeout> timeouts = new ArrayList<>();
+		for (long tick = 8; tick < 16; tick++) {
+			HashedWheelTimeout timeout = timeoutIn(tick);
+			timeouts.add(timeout);
+			this.wheel.add(timeout, tick);
+		}
+		this.wheel.stage(3);
+		// Ticks 8 to 10 are staged. Three are cancelled, their removals queued: a staged one and two
+		// not staged yet.
+		for (HashedWheelTimeout cancelled : List.of(timeouts.get(0), timeouts.get(7), timeouts.get(5))) {
+			assertThat(cancelled.cancelWithoutNotice()).isTrue();
+		}
+		// The first removal finishes the staging (which drops the two it finds cancelled), so that
+		// it knows the staged one's list.
+		this.wheel.remove(timeouts.get(0));
+		assertThat(timeouts.get(5).prev).as("dropped while staging").isNull();
+		assertThat(timeouts.get(7).prev).as("dropped while staging").isNull();
+		assertThat(this.wheel.levels(0).get(1).timeouts()).isEqualTo(5);
+		List<HashedWheelTimeout> fired = new ArrayList<>();
+		while (this.wheel.advance(20, fired::add) >= 0) {
+		}
+		assertThat(fired).containsExactlyElementsOf(List.of(timeouts.get(1), timeouts.get(2), timeouts.get(3),
+				timeouts.get(4), timeouts.get(6)));
+		assertThat(timeoutsInTheWheel()).isZero();
+	}
+
+	@Test
+	void staysEmptyWhenEveryStagedTimeoutIsCancelled() {
+		this.wheel.startAt(0);
+		HashedWheelTimeout only = timeoutIn(9);
+		this.wheel.add(only, 9);
+		this.wheel.stage(10);
+		only.cancelWithoutNotice();
+		this.wheel.remove(only);
+		assertThat(timeoutsInTheWheel()).isZero();
+		assertThat(this.wheel.nextDueTick()).isEqualTo(Long.MAX_VALUE);
+		// The same slot index, a whole level-2 slot later: staged afresh.
+		this.wheel.advance(512 + 3, (timeout) -> { });
+		HashedWheelTimeout later = timeoutIn(512 + 9);
+		this.wheel.add(later, 512 + 9);
+		this.wheel.stage(10);
+		List<HashedWheelTimeout> fired = new ArrayList<>();
+		while (this.wheel.advance(600, fired::add) >= 0) {
+		}
+		assertThat(fired).containsExactly(later);
+	}
+
+	@Test
+	void theSoonestIncludeStagedTimeouts() {
+		this.wheel.startAt(0);
+		HashedWheelTimeout staged = timeoutIn(9);
+		HashedWheelTimeout near = timeoutIn(3);
+		this.wheel.add(staged, 9);
+		this.wheel.add(near, 3);
+		this.wheel.stage(10);
+		assertThat(this.wheel.soonest(5)).containsExactly(near, staged);
+		List<HashedWheelTimeout> removed = new ArrayList<>();
+		this.wheel.removeAll(removed::add);
+		assertThat(removed).containsExactlyInAnyOrder(near, staged);
+		assertThat(timeoutsInTheWheel()).isZero();
+	}
+
 	private long timeoutsInTheWheel() {
 		return this.wheel.levels(0).stream().mapToLong(WheelSnapshot.Level::timeouts).sum();
 	}

@@ -1,14 +1,12 @@
 package io.github.wheeltimer.benchmarks;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -44,10 +42,7 @@ final class Lateness implements PlainRow {
 	/** The unmeasured burst before a measured one. */
 	private static final int WARM_UP_BURST = 100_000;
 
-	private static final long WARM_UP_MAX_DELAY = 20 * MS;
-
 	/** Marks a slot whose timeout has not fired: no real lateness comes near it. */
-	private static final long NOT_FIRED = Long.MIN_VALUE;
 
 	private final String id;
 
@@ -105,8 +100,11 @@ final class Lateness implements PlainRow {
 		if (this.burst > 0) {
 			// A burst's lateness depends on how fast the worker takes timeouts in, which depends
 			// on whether its code is compiled yet: every peer's code is new to the JVM when its
-			// turn comes. A smaller burst of short delays, unmeasured, compiles it first.
-			Measurement warmUp = burst(peer, Math.min(this.burst, WARM_UP_BURST), MS, WARM_UP_MAX_DELAY);
+			// turn comes. A smaller burst, unmeasured, compiles it first: over the same delays, so
+			// that it runs every path the measured one does (a hierarchical wheel's moves between
+			// levels are only taken by delays beyond its finest level).
+			Measurement warmUp = burst(peer, Math.min(this.burst, WARM_UP_BURST), this.minDelayNanos,
+					this.maxDelayNanos);
 			if (Double.isNaN(warmUp.value())) {
 				return new Measurement(Double.NaN, warmUp.text() + " (warm-up burst)");
 			}
@@ -118,7 +116,7 @@ final class Lateness implements PlainRow {
 
 	private Measurement burst(Peer peer, int count, long minDelayNanos, long maxDelayNanos)
 			throws InterruptedException {
-		Recorder recorder = new Recorder(count);
+		LatenessRecorder recorder = new LatenessRecorder(count);
 		// The same delays for every peer.
 		SplittableRandom random = new SplittableRandom(42);
 		Peer.PeerTimer timer = peer.create(this.tick, TICKS_PER_WHEEL);
@@ -131,11 +129,11 @@ final class Lateness implements PlainRow {
 		finally {
 			closeAndJoin(timer);
 		}
-		return recorder.summarize(count, this.overload);
+		return summarize(recorder, count, this.overload);
 	}
 
 	private Measurement paced(Peer peer, int count) throws InterruptedException {
-		Recorder recorder = new Recorder(count);
+		LatenessRecorder recorder = new LatenessRecorder(count);
 		SplittableRandom random = new SplittableRandom(42);
 		Peer.PeerTimer timer = peer.create(this.tick, TICKS_PER_WHEEL);
 		try {
@@ -155,7 +153,7 @@ final class Lateness implements PlainRow {
 		finally {
 			closeAndJoin(timer);
 		}
-		return recorder.summarize(count, this.overload);
+		return summarize(recorder, count, this.overload);
 	}
 
 	/**
@@ -163,7 +161,7 @@ final class Lateness implements PlainRow {
 	 * fell due, or {@link #CAP_NANOS} have passed since then: an overloaded peer that keeps firing
 	 * gets the time it needs (its lateness is the figure), but no wait is unbounded.
 	 */
-	private static void awaitAll(Recorder recorder, int count, long maxDelayNanos) throws InterruptedException {
+	private static void awaitAll(LatenessRecorder recorder, int count, long maxDelayNanos) throws InterruptedException {
 		long lastDue = System.nanoTime() + maxDelayNanos;
 		long progressAt = lastDue;
 		int fired = recorder.fired();
@@ -185,11 +183,11 @@ final class Lateness implements PlainRow {
 		return minDelayNanos + random.nextLong(maxDelayNanos - minDelayNanos + 1);
 	}
 
-	private static void schedule(Peer.PeerTimer timer, Recorder recorder, int index, long delayNanos) {
+	private static void schedule(Peer.PeerTimer timer, LatenessRecorder recorder, int index, long delayNanos) {
 		// Read the clock before the timer does: the intended time is then never later than the
 		// timer's own deadline, and lateness never counts the time scheduling takes.
 		long intended = System.nanoTime() + delayNanos;
-		timer.schedule(timer.task(new Probe(recorder, index, intended)), delayNanos);
+		timer.schedule(timer.task(new LatenessRecorder.Probe(recorder, index, intended)), delayNanos);
 	}
 
 	/**
@@ -262,101 +260,32 @@ final class Lateness implements PlainRow {
 
 	}
 
-	/** Lateness per timeout, indexed by timeout. */
-	private static final class Recorder {
-
-		private final long[] lateness;
-
-		private final AtomicInteger fired = new AtomicInteger();
-
-		private final AtomicInteger duplicates = new AtomicInteger();
-
-		Recorder(int count) {
-			this.lateness = new long[count];
-			Arrays.fill(this.lateness, NOT_FIRED);
+	private static Measurement summarize(LatenessRecorder recorder, int count, boolean overload) {
+		long[] sorted = recorder.sortedLateness(count);
+		int n = sorted.length;
+		if (n == 0) {
+			return new Measurement(Double.NaN, "failed: none of " + count + " fired");
 		}
-
-		/** Called by whichever thread runs tasks (one per peer). */
-		void record(int index, long lateNanos) {
-			if (this.lateness[index] != NOT_FIRED) {
-				this.duplicates.incrementAndGet();
-				return;
-			}
-			this.lateness[index] = lateNanos;
-			// The increment publishes the slot to the measuring thread.
-			this.fired.incrementAndGet();
+		int early = LatenessRecorder.early(sorted);
+		double p50 = LatenessRecorder.percentile(sorted, 0.50);
+		double p99 = LatenessRecorder.percentile(sorted, 0.99);
+		double max = sorted[n - 1] / 1e6;
+		double earlyPercent = 100.0 * early / n;
+		String figures = overload
+				? String.format(Locale.ROOT, "p50 %.2f / max %.1f ms, %.2f %% early", p50, max, earlyPercent)
+				: String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms, %.2f %% early", p50, p99, max,
+						earlyPercent);
+		if (early > 0) {
+			figures += String.format(Locale.ROOT, " (earliest %.2f ms)", sorted[0] / 1e6);
 		}
-
-		int fired() {
-			return this.fired.get();
+		if (recorder.duplicates() > 0) {
+			figures += ", " + recorder.duplicates() + " fired twice";
 		}
-
-		Measurement summarize(int count, boolean overload) {
-			int fired = this.fired.get();
-			long[] sorted = new long[fired];
-			int n = 0;
-			int early = 0;
-			for (long late : this.lateness) {
-				if (late != NOT_FIRED && n < sorted.length) {
-					sorted[n++] = late;
-					if (late < 0) {
-						early++;
-					}
-				}
-			}
-			if (n == 0) {
-				return new Measurement(Double.NaN, "failed: none of " + count + " fired");
-			}
-			Arrays.sort(sorted, 0, n);
-			double p50 = percentile(sorted, n, 0.50);
-			double p99 = percentile(sorted, n, 0.99);
-			double max = sorted[n - 1] / 1e6;
-			double earlyPercent = 100.0 * early / n;
-			String figures = overload
-					? String.format(Locale.ROOT, "p50 %.2f / max %.1f ms, %.2f %% early", p50, max, earlyPercent)
-					: String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms, %.2f %% early", p50, p99, max,
-							earlyPercent);
-			if (early > 0) {
-				figures += String.format(Locale.ROOT, " (earliest %.2f ms)", sorted[0] / 1e6);
-			}
-			if (this.duplicates.get() > 0) {
-				figures += ", " + this.duplicates.get() + " fired twice";
-			}
-			if (n < count) {
-				return new Measurement(Double.NaN, "failed: " + (count - n) + " of " + count
-						+ " never fired; those that did: " + figures);
-			}
-			return new Measurement(overload ? max : p99, figures);
+		if (n < count) {
+			return new Measurement(Double.NaN, "failed: " + (count - n) + " of " + count
+					+ " never fired; those that did: " + figures);
 		}
-
-		/** Nearest-rank percentile, in ms. */
-		private static double percentile(long[] sorted, int n, double fraction) {
-			int rank = (int) Math.ceil(fraction * n);
-			return sorted[Math.max(0, rank - 1)] / 1e6;
-		}
-
-	}
-
-	/** The task of one timeout: small, as L3 holds millions of them. */
-	private static final class Probe implements Runnable {
-
-		private final Recorder recorder;
-
-		private final int index;
-
-		private final long intended;
-
-		Probe(Recorder recorder, int index, long intended) {
-			this.recorder = recorder;
-			this.index = index;
-			this.intended = intended;
-		}
-
-		@Override
-		public void run() {
-			this.recorder.record(this.index, System.nanoTime() - this.intended);
-		}
-
+		return new Measurement(overload ? max : p99, figures);
 	}
 
 }

@@ -1,13 +1,11 @@
 package io.github.wheeltimer.benchmarks;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
@@ -82,7 +80,6 @@ final class MixedLoad implements PlainRow {
 	private static final String KAFKA_TASK_THREAD = "executor-bench";
 
 	/** Marks a slot whose near timeout has not fired: no real lateness comes near it. */
-	private static final long NOT_FIRED = Long.MIN_VALUE;
 
 	private final String id;
 
@@ -129,7 +126,7 @@ final class MixedLoad implements PlainRow {
 		long window = TimeUnit.SECONDS.toNanos((mode == Mode.QUICK) ? this.quickWindowSeconds : this.fullWindowSeconds);
 		// Room for every near timeout of the window, and a second's more for a producer catching up.
 		int expectedNear = (int) (window / 1_000_000_000L * NEAR_PER_SECOND);
-		NearRecorder recorder = new NearRecorder(expectedNear + NEAR_PER_SECOND);
+		LatenessRecorder recorder = new LatenessRecorder(expectedNear + NEAR_PER_SECOND);
 		Peer.PeerTimer timer = peer.create(this.tick, TICKS_PER_WHEEL);
 		Producer producer = null;
 		try {
@@ -183,7 +180,7 @@ final class MixedLoad implements PlainRow {
 				text.append(String.format(Locale.ROOT, " (its task thread: %.2f %% CPU)",
 						100.0 * (taskCpuAfter - taskCpu) / wall));
 			}
-			text.append("; near: ").append(recorder.summarize(recorded));
+			text.append("; near: ").append(summarize(recorder, recorded));
 			if (recorded < expectedNear * 99L / 100) {
 				// The producer could not keep up (it shares 2 cores with the worker): say so.
 				text.append(String.format(Locale.ROOT, " (producer reached %.0f near/s of %d)", recorded * 1e9 / window,
@@ -215,7 +212,7 @@ final class MixedLoad implements PlainRow {
 	 * Waits until every near timeout of the window has fired, or none has fired for
 	 * {@link #STALL_NANOS} since the last fell due, or {@link #CAP_NANOS} have passed since then.
 	 */
-	private static void awaitNear(NearRecorder recorder, int count) throws InterruptedException {
+	private static void awaitNear(LatenessRecorder recorder, int count) throws InterruptedException {
 		long lastDue = System.nanoTime() + NEAR_DELAY;
 		long progressAt = lastDue;
 		int fired = recorder.fired();
@@ -252,7 +249,7 @@ final class MixedLoad implements PlainRow {
 
 		private final Object unmeasuredNearTask;
 
-		private final NearRecorder recorder;
+		private final LatenessRecorder recorder;
 
 		private final long start;
 
@@ -270,7 +267,7 @@ final class MixedLoad implements PlainRow {
 
 		volatile Throwable failure;
 
-		Producer(Peer.PeerTimer timer, Object farTask, NearRecorder recorder, long start, long windowStart,
+		Producer(Peer.PeerTimer timer, Object farTask, LatenessRecorder recorder, long start, long windowStart,
 				long windowEnd) {
 			super("bench-producer");
 			setDaemon(true);
@@ -322,7 +319,7 @@ final class MixedLoad implements PlainRow {
 			long now = System.nanoTime();
 			if (now - this.windowStart >= 0 && now - this.windowEnd < 0 && this.recorded < this.recorder.capacity()) {
 				int index = this.recorded++;
-				this.timer.schedule(this.timer.task(new Probe(this.recorder, index, now + NEAR_DELAY)), NEAR_DELAY);
+				this.timer.schedule(this.timer.task(new LatenessRecorder.Probe(this.recorder, index, now + NEAR_DELAY)), NEAR_DELAY);
 			}
 			else {
 				this.timer.schedule(this.unmeasuredNearTask, NEAR_DELAY);
@@ -337,98 +334,24 @@ final class MixedLoad implements PlainRow {
 
 	}
 
-	/** Lateness per near timeout of the window, indexed by timeout. */
-	private static final class NearRecorder {
-
-		private final long[] lateness;
-
-		private final AtomicInteger fired = new AtomicInteger();
-
-		private final AtomicInteger duplicates = new AtomicInteger();
-
-		NearRecorder(int capacity) {
-			this.lateness = new long[capacity];
-			Arrays.fill(this.lateness, NOT_FIRED);
+	/** p50 / p99 / max in ms, then the early ones: how many, what share, and the earliest. */
+	private static String summarize(LatenessRecorder recorder, int count) {
+		long[] sorted = recorder.sortedLateness(count);
+		int n = sorted.length;
+		if (n == 0) {
+			return "none of " + count + " fired";
 		}
-
-		int capacity() {
-			return this.lateness.length;
+		int early = LatenessRecorder.early(sorted);
+		String text = String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms, %,d early (%.2f %%)",
+				LatenessRecorder.percentile(sorted, 0.50), LatenessRecorder.percentile(sorted, 0.99),
+				sorted[n - 1] / 1e6, early, 100.0 * early / n);
+		if (early > 0) {
+			text += String.format(Locale.ROOT, ", earliest %.2f ms", sorted[0] / 1e6);
 		}
-
-		/** Called by whichever thread runs tasks (one per peer). */
-		void record(int index, long lateNanos) {
-			if (this.lateness[index] != NOT_FIRED) {
-				this.duplicates.incrementAndGet();
-				return;
-			}
-			this.lateness[index] = lateNanos;
-			// The increment publishes the slot to the measuring thread.
-			this.fired.incrementAndGet();
+		if (recorder.duplicates() > 0) {
+			text += ", " + recorder.duplicates() + " fired twice";
 		}
-
-		int fired() {
-			return this.fired.get();
-		}
-
-		/** p50 / p99 / max in ms, then the early ones: how many, what share, and the earliest. */
-		String summarize(int count) {
-			int fired = this.fired.get();
-			long[] sorted = new long[fired];
-			int n = 0;
-			int early = 0;
-			for (int i = 0; i < count && n < sorted.length; i++) {
-				long late = this.lateness[i];
-				if (late != NOT_FIRED) {
-					sorted[n++] = late;
-					if (late < 0) {
-						early++;
-					}
-				}
-			}
-			if (n == 0) {
-				return "none of " + count + " fired";
-			}
-			Arrays.sort(sorted, 0, n);
-			String text = String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms, %,d early (%.2f %%)",
-					percentile(sorted, n, 0.50), percentile(sorted, n, 0.99), sorted[n - 1] / 1e6, early,
-					100.0 * early / n);
-			if (early > 0) {
-				text += String.format(Locale.ROOT, ", earliest %.2f ms", sorted[0] / 1e6);
-			}
-			if (this.duplicates.get() > 0) {
-				text += ", " + this.duplicates.get() + " fired twice";
-			}
-			return text;
-		}
-
-		/** Nearest-rank percentile, in ms. */
-		private static double percentile(long[] sorted, int n, double fraction) {
-			int rank = (int) Math.ceil(fraction * n);
-			return sorted[Math.max(0, rank - 1)] / 1e6;
-		}
-
-	}
-
-	/** The task of one measured near timeout. */
-	private static final class Probe implements Runnable {
-
-		private final NearRecorder recorder;
-
-		private final int index;
-
-		private final long intended;
-
-		Probe(NearRecorder recorder, int index, long intended) {
-			this.recorder = recorder;
-			this.index = index;
-			this.intended = intended;
-		}
-
-		@Override
-		public void run() {
-			this.recorder.record(this.index, System.nanoTime() - this.intended);
-		}
-
+		return text;
 	}
 
 }
