@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -200,6 +201,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private final TimerWorker worker;
 
+	// The worker's and the counters' parts that scheduling and cancelling touch, held here too:
+	// the hot paths then load them straight from this object, not through their owners.
+
+	private final IntrusiveMpscQueue incoming;
+
+	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
+
+	private final WorkerWakeUp wakeUp;
+
+	private final LongAdder scheduled;
+
 	/**
 	 * Creates a timer with a tick of {@link #DEFAULT_TICK_DURATION 100 ms} and
 	 * {@value #DEFAULT_TICKS_PER_WHEEL} buckets, running tasks on its worker thread.
@@ -247,6 +259,10 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		this.counters = new TimerCounters(cancellations);
 		this.worker = new TimerWorker(this, this.counters, cancellations, this.wheel, this.tickNanos,
 				builder.taskExecutor, this.ticker);
+		this.incoming = this.worker.incoming;
+		this.cancellations = cancellations;
+		this.wakeUp = this.worker.wakeUp;
+		this.scheduled = this.counters.scheduled;
 		this.origin = this.ticker.nanoTime();
 	}
 
@@ -316,7 +332,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				throw new IllegalStateException("threadFactory " + this.threadFactory + " returned no thread");
 			}
 			this.workerThread = thread;
-			this.worker.wakeUp.attach(thread);
+			this.wakeUp.attach(thread);
 			thread.start();
 		}
 		catch (RuntimeException | Error ex) {
@@ -355,13 +371,13 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		long deadline = (delayNanos <= 0) ? now + 1
 				: (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
 		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, deadline);
-		this.counters.scheduled.increment();
-		this.worker.incoming.offer(timeout);
+		this.scheduled.increment();
+		this.incoming.offer(timeout);
 		if (this.state != STARTED) {
 			takeBackIfStopped(timeout);
 		}
 		else {
-			this.worker.wakeUp.ring();
+			this.wakeUp.ring();
 		}
 		return timeout;
 	}
@@ -396,11 +412,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 */
 	void takeBackIfStopped(HashedWheelTimeout timeout) {
 		if (timeout.cancelWithoutNotice()) {
-			this.counters.scheduled.decrement();
+			this.scheduled.decrement();
 			this.counters.rejected.increment();
 			released(1);
 			// A draining worker may have linked it already: tell it nothing is pending any more.
-			this.worker.wakeUp.ring();
+			this.wakeUp.ring();
 			throw stopped();
 		}
 	}
@@ -411,9 +427,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/** Called by {@link HashedWheelTimeout#cancel()} after it won the cancellation. */
 	void cancelled(HashedWheelTimeout timeout) {
-		this.worker.cancellations.offer(timeout);
+		this.cancellations.offer(timeout);
 		released(1);
-		this.worker.wakeUp.ring();
+		this.wakeUp.ring();
 	}
 
 	/** Frees room under the pending limit: a timeout fired, was cancelled or was returned. */
@@ -466,7 +482,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				workerEnded();
 			}
 			else {
-				this.worker.wakeUp.interrupt();
+				this.wakeUp.interrupt();
 			}
 		}
 		awaitTermination();
@@ -689,7 +705,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			this.worker.queries.answerEmpty();
 		}
 		else {
-			this.worker.wakeUp.ring();
+			this.wakeUp.ring();
 		}
 		return answer;
 	}
