@@ -124,7 +124,7 @@ final class Lateness implements PlainRow {
 			for (int i = 0; i < count; i++) {
 				schedule(timer, recorder, i, randomDelay(random, minDelayNanos, maxDelayNanos));
 			}
-			awaitAll(recorder, count, maxDelayNanos);
+			recorder.awaitFired(count, maxDelayNanos, STALL_NANOS, CAP_NANOS);
 		}
 		finally {
 			closeAndJoin(timer);
@@ -148,35 +148,12 @@ final class Lateness implements PlainRow {
 				}
 				schedule(timer, recorder, i, randomDelay(random, this.minDelayNanos, this.maxDelayNanos));
 			}
-			awaitAll(recorder, count, this.maxDelayNanos);
+			recorder.awaitFired(count, this.maxDelayNanos, STALL_NANOS, CAP_NANOS);
 		}
 		finally {
 			closeAndJoin(timer);
 		}
 		return summarize(recorder, count, this.overload);
-	}
-
-	/**
-	 * Waits until every timeout has fired, or none has fired for {@link #STALL_NANOS} since the last
-	 * fell due, or {@link #CAP_NANOS} have passed since then: an overloaded peer that keeps firing
-	 * gets the time it needs (its lateness is the figure), but no wait is unbounded.
-	 */
-	private static void awaitAll(LatenessRecorder recorder, int count, long maxDelayNanos) throws InterruptedException {
-		long lastDue = System.nanoTime() + maxDelayNanos;
-		long progressAt = lastDue;
-		int fired = recorder.fired();
-		while (fired < count) {
-			Thread.sleep(10);
-			long now = System.nanoTime();
-			int firedNow = recorder.fired();
-			if (firedNow != fired) {
-				fired = firedNow;
-				progressAt = Math.max(progressAt, now);
-			}
-			else if (now - progressAt > STALL_NANOS || now - lastDue > CAP_NANOS) {
-				return;
-			}
-		}
 	}
 
 	private static long randomDelay(SplittableRandom random, long minDelayNanos, long maxDelayNanos) {

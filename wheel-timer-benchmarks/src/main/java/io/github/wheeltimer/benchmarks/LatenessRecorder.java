@@ -45,6 +45,30 @@ final class LatenessRecorder {
 		return this.duplicates.get();
 	}
 
+	/**
+	 * Waits until {@code count} timeouts have fired, or none has fired for {@code stallNanos} since
+	 * the last fell due (in {@code lastDueIn} from now), or {@code capNanos} have passed since then:
+	 * an overloaded peer that keeps firing gets the time it needs (its lateness is the figure), but
+	 * no wait is unbounded.
+	 */
+	void awaitFired(int count, long lastDueIn, long stallNanos, long capNanos) throws InterruptedException {
+		long lastDue = System.nanoTime() + lastDueIn;
+		long progressAt = lastDue;
+		int fired = fired();
+		while (fired < count) {
+			Thread.sleep(10);
+			long now = System.nanoTime();
+			int firedNow = fired();
+			if (firedNow != fired) {
+				fired = firedNow;
+				progressAt = Math.max(progressAt, now);
+			}
+			else if (now - progressAt > stallNanos || now - lastDue > capNanos) {
+				return;
+			}
+		}
+	}
+
 	/** The lateness of those of the first {@code count} timeouts that fired, in nanos, sorted. */
 	long[] sortedLateness(int count) {
 		long[] sorted = new long[this.fired.get()];

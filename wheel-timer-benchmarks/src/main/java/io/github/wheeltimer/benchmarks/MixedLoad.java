@@ -166,7 +166,7 @@ final class MixedLoad implements PlainRow {
 				throw new IllegalStateException("no CPU time for thread " + worker.getName() + " (has it ended?)");
 			}
 			int recorded = producer.recorded;
-			awaitNear(recorder, recorded);
+			recorder.awaitFired(recorded, NEAR_DELAY, STALL_NANOS, CAP_NANOS);
 
 			double cpuPercent = 100.0 * (cpuAfter - cpu) / wall;
 			double wakeUps = (switches < 0 || switchesAfter < 0) ? Double.NaN : (switchesAfter - switches) * 1e9 / wall;
@@ -205,28 +205,6 @@ final class MixedLoad implements PlainRow {
 		long left;
 		while ((left = time - System.nanoTime()) > 0) {
 			Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-		}
-	}
-
-	/**
-	 * Waits until every near timeout of the window has fired, or none has fired for
-	 * {@link #STALL_NANOS} since the last fell due, or {@link #CAP_NANOS} have passed since then.
-	 */
-	private static void awaitNear(LatenessRecorder recorder, int count) throws InterruptedException {
-		long lastDue = System.nanoTime() + NEAR_DELAY;
-		long progressAt = lastDue;
-		int fired = recorder.fired();
-		while (fired < count) {
-			Thread.sleep(10);
-			long now = System.nanoTime();
-			int firedNow = recorder.fired();
-			if (firedNow != fired) {
-				fired = firedNow;
-				progressAt = Math.max(progressAt, now);
-			}
-			else if (now - progressAt > STALL_NANOS || now - lastDue > CAP_NANOS) {
-				return;
-			}
 		}
 	}
 
