@@ -522,9 +522,14 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	void handBack(DurableCall call, String why) {
 		release(call);
-		this.handedBack.increment();
 		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
-		write(() -> this.store.release(call.id(), this.instance), call, "handed back");
+		// Counted when the row goes back, not when asked: a stop's bulk hand-back may release the
+		// same row first (its drain stops waiting for this call here), and counts it then.
+		write(() -> {
+			if (this.store.release(call.id(), this.instance)) {
+				this.handedBack.increment();
+			}
+		}, call, "handed back");
 	}
 
 	/** Forgets a held call that will not start here: it went back, or was cancelled. */
