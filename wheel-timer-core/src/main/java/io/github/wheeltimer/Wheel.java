@@ -263,8 +263,7 @@ final class Wheel {
 			int count = this.stagedCounts[bucket];
 			LONG_ELEMENT.setOpaque(this.earliest, bucket, this.stagedEarliest[bucket]);
 			INT_ELEMENT.setOpaque(this.counts, bucket, count);
-			int word = bucket / SLOTS;
-			LONG_ELEMENT.setOpaque(this.occupied, word, this.occupied[word] | (1L << bucket));
+			setBit(this.occupied, bucket, true);
 			setStagedCount(bucket, 0);
 			moved += count;
 		}
@@ -275,28 +274,13 @@ final class Wheel {
 	}
 
 	private int nextStaged(int from) {
-		if (from >= this.buckets) {
-			return -1;
-		}
-		int word = from / SLOTS;
-		long bits = this.stagedOccupied[word] & (-1L << from);
-		while (bits == 0) {
-			if (++word * SLOTS >= this.buckets) {
-				return -1;
-			}
-			bits = this.stagedOccupied[word];
-		}
-		int bucket = word * SLOTS + Long.numberOfTrailingZeros(bits);
-		return (bucket < this.buckets) ? bucket : -1;
+		return nextSet(this.stagedOccupied, from, this.buckets);
 	}
 
 	private void setStagedCount(int bucket, int count) {
 		this.stagedCounts[bucket] = count;
 		if (count <= 1) {
-			int word = bucket / SLOTS;
-			long bit = 1L << bucket;
-			this.stagedOccupied[word] = (count == 1) ? (this.stagedOccupied[word] | bit)
-					: (this.stagedOccupied[word] & ~bit);
+			setBit(this.stagedOccupied, bucket, count == 1);
 		}
 	}
 
@@ -417,11 +401,14 @@ final class Wheel {
 		setCount(slot, 0);
 	}
 
-	/** The lowest occupied upper slot: it starts before any other (see the class comment); or -1. */
+	/**
+	 * The lowest occupied upper slot: it starts before any other (see the class comment); or -1.
+	 * Opaque loads, for readers of {@link #nextDueTick()} too.
+	 */
 	private int nextOccupiedUpperSlot() {
 		int firstWord = this.firstSlot / SLOTS;
 		for (int level = 0; level < this.upperLevels; level++) {
-			long bits = this.occupied[firstWord + level];
+			long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, firstWord + level);
 			if (bits != 0) {
 				return this.firstSlot + level * SLOTS + Long.numberOfTrailingZeros(bits);
 			}
@@ -448,13 +435,7 @@ final class Wheel {
 		int hand = (int) hand() & (this.buckets - 1);
 		int slot = nextOccupied(hand, this.buckets);
 		if (slot < 0) {
-			int firstWord = this.firstSlot / SLOTS;
-			for (int level = 0; level < this.upperLevels && slot < 0; level++) {
-				long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, firstWord + level);
-				if (bits != 0) {
-					slot = this.firstSlot + level * SLOTS + Long.numberOfTrailingZeros(bits);
-				}
-			}
+			slot = nextOccupiedUpperSlot();
 		}
 		return (slot < 0) ? Long.MAX_VALUE : tickOf((long) LONG_ELEMENT.getOpaque(this.earliest, slot));
 	}
@@ -612,11 +593,15 @@ final class Wheel {
 	private void setCount(int slot, int count) {
 		INT_ELEMENT.setOpaque(this.counts, slot, count);
 		if (count <= 1) {
-			int word = slot / SLOTS;
-			long bit = 1L << slot;
-			long bits = (count == 1) ? (this.occupied[word] | bit) : (this.occupied[word] & ~bit);
-			LONG_ELEMENT.setOpaque(this.occupied, word, bits);
+			setBit(this.occupied, slot, count == 1);
 		}
+	}
+
+	/** Sets or clears one bit of an occupancy bitmap; the worker is each bitmap's only writer. */
+	private static void setBit(long[] words, int index, boolean on) {
+		int word = index / SLOTS;
+		long bit = 1L << index;
+		LONG_ELEMENT.setOpaque(words, word, on ? (words[word] | bit) : (words[word] & ~bit));
 	}
 
 	/**
@@ -624,19 +609,24 @@ final class Wheel {
 	 * Opaque loads: the worker and other readers alike (for the worker they cost plain loads).
 	 */
 	private int nextOccupied(int from, int end) {
+		return nextSet(this.occupied, from, end);
+	}
+
+	/** The first set bit of a bitmap from {@code from} up to, not including, {@code end}, or -1. */
+	private static int nextSet(long[] words, int from, int end) {
 		if (from >= end) {
 			return -1;
 		}
 		int word = from / SLOTS;
-		long bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word) & (-1L << from);
+		long bits = (long) LONG_ELEMENT.getOpaque(words, word) & (-1L << from);
 		while (bits == 0) {
 			if (++word * SLOTS >= end) {
 				return -1;
 			}
-			bits = (long) LONG_ELEMENT.getOpaque(this.occupied, word);
+			bits = (long) LONG_ELEMENT.getOpaque(words, word);
 		}
-		int slot = word * SLOTS + Long.numberOfTrailingZeros(bits);
-		return (slot < end) ? slot : -1;
+		int index = word * SLOTS + Long.numberOfTrailingZeros(bits);
+		return (index < end) ? index : -1;
 	}
 
 	/** Links {@code node} after {@code last}, the last node of a ring (or its sentinel). */
