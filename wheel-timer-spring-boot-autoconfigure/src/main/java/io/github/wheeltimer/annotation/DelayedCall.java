@@ -1,11 +1,16 @@
 package io.github.wheeltimer.annotation;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.observation.DelayedCallObserver;
+import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
@@ -14,12 +19,28 @@ import org.jspecify.annotations.Nullable;
  * One accepted call of a {@link DelayedExecution} method: the timer's task while it waits, then the
  * executor's runnable.
  * <p>
- * Threads: created by the caller; {@link #run(Timeout)} runs on the timer's worker thread and only
- * hands the call to the executor (the worker never runs user code); {@link #run()} runs on an
- * executor thread. The fields are final and the hand-offs (timer queue, executor queue) publish
- * them safely; the result future is the only shared mutable state and is thread-safe.
+ * Threads: created by the caller, with what it carries from the caller's thread (MDC, trace);
+ * {@link #run(Timeout)} and {@link #cancelled(Timeout)} run on the timer's worker thread and only
+ * hand work to the executor (the worker never runs user code, observation handlers included);
+ * {@link #run()} runs on an executor thread, in the caller's context. The fields are final or
+ * written by the worker before the hand-off, and the hand-offs (timer queue, executor queue)
+ * publish them safely; the result future is the only shared mutable state and is thread-safe.
+ * <p>
+ * Each call is observed once: where it ran, where its caller cancelled it (the canceller's
+ * thread, or the executor's when a cancel raced with the timer), or where the timer stopped.
  */
 final class DelayedCall implements DelayedTask, Runnable {
+
+	private static final VarHandle ENDED;
+
+	static {
+		try {
+			ENDED = MethodHandles.lookup().findVarHandle(DelayedCall.class, "ended", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
 	private final DelayedMethod method;
 
@@ -27,10 +48,25 @@ final class DelayedCall implements DelayedTask, Runnable {
 
 	private final @Nullable DelayedResult result;
 
-	DelayedCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result) {
+	/** What the caller's thread had: restored around the method. */
+	private final @Nullable Object carried;
+
+	/** How late the worker fired it; written by the worker before the executor hand-off. */
+	private long latenessNanos;
+
+	/**
+	 * Set once by whichever thread first learns that the call will not run (a cancel through the
+	 * future, or through the timeout, or the timer's stop), so that it is observed once.
+	 */
+	@SuppressWarnings("unused")
+	private volatile boolean ended;
+
+	DelayedCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result,
+			@Nullable Object carried) {
 		this.method = method;
 		this.invocation = invocation;
 		this.result = result;
+		this.carried = carried;
 	}
 
 	@Override
@@ -49,12 +85,50 @@ final class DelayedCall implements DelayedTask, Runnable {
 		if (this.result != null) {
 			this.result.cancel(false);
 		}
+		endWithout(DelayedCallOutcome.UNPROCESSED);
+	}
+
+	/**
+	 * Its timeout was cancelled. Through the caller's future, that future observed it already;
+	 * through the timeout itself (one listed by the timer), the future is cancelled here, so that
+	 * its caller never waits for nothing, and the call observed on the executor.
+	 */
+	@Override
+	public void cancelled(Timeout timeout) {
+		if (this.result != null) {
+			this.result.cancel(false);
+		}
+		if (this.method.observer() == DelayedCallObserver.NONE || !ENDED.compareAndSet(this, false, true)) {
+			return;
+		}
+		Runnable observe = () -> this.method.observer()
+			.ended(this.method, this.carried, DelayedCallOutcome.CANCELLED, null);
+		try {
+			this.method.executor().execute(observe);
+		}
+		catch (RejectedExecutionException refused) {
+			observe.run();
+		}
+	}
+
+	/** The caller cancelled its future and so the timeout, on the caller's thread. */
+	void cancelledByCaller() {
+		endWithout(DelayedCallOutcome.CANCELLED);
+	}
+
+	/** Observes, on this thread, a call that will not run, unless another thread did already. */
+	private void endWithout(DelayedCallOutcome outcome) {
+		if (ENDED.compareAndSet(this, false, true)) {
+			this.method.observer().ended(this.method, this.carried, outcome, null);
+		}
 	}
 
 	@Override
 	public void run(Timeout timeout) {
-		if (this.result != null && this.result.isDone()) {
-			return;
+		// Even if the caller cancelled the future meanwhile (its cancel lost the race with this fire):
+		// the executor's thread finds it cancelled, and observes it there.
+		if (this.method.observer().observes()) {
+			this.latenessNanos = -timeout.remainingDelay().toNanos();
 		}
 		this.method.handedOff();
 		try {
@@ -62,6 +136,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		}
 		catch (RuntimeException | Error refused) {
 			this.method.finished();
+			this.method.observer().ended(this.method, this.carried, DelayedCallOutcome.FAILED, refused);
 			fail(refused);
 		}
 	}
@@ -71,16 +146,29 @@ final class DelayedCall implements DelayedTask, Runnable {
 		try {
 			// Cancelled while it waited in the executor's queue: the caller no longer wants it.
 			if (this.result != null && this.result.isDone()) {
+				endWithout(DelayedCallOutcome.CANCELLED);
 				return;
 			}
-			// The rest of the advice chain (transactions, other aspects), then the method itself.
-			Object value = this.invocation.proceed();
-			if (this.result != null) {
-				complete(value);
+			DelayedCallObserver.Run run = this.method.observer().start(this.method, this.carried, this.latenessNanos,
+					null, null);
+			try {
+				// The rest of the advice chain (transactions, other aspects), then the method itself.
+				Object value = this.invocation.proceed();
+				if (this.result != null) {
+					complete(value, run);
+				}
+				else {
+					run.stop(null);
+				}
 			}
-		}
-		catch (Throwable ex) {
-			fail(ex);
+			catch (Throwable ex) {
+				run.stop(ex);
+				// In the caller's context still: a failure's log line carries its trace.
+				fail(ex);
+			}
+			finally {
+				run.leave();
+			}
 		}
 		finally {
 			this.method.finished();
@@ -88,31 +176,40 @@ final class DelayedCall implements DelayedTask, Runnable {
 	}
 
 	/** Completes the caller's future with what the method's own future gives. */
-	private void complete(@Nullable Object value) {
+	private void complete(@Nullable Object value, DelayedCallObserver.Run run) {
 		DelayedResult result = this.result;
 		if (value instanceof CompletionStage<?> stage) {
 			stage.whenComplete((outcome, failure) -> {
 				if (failure != null) {
-					result.completeExceptionally(unwrap(failure));
+					Throwable cause = unwrap(failure);
+					run.stop(cause);
+					result.completeExceptionally(cause);
 				}
 				else {
+					run.stop(null);
 					result.complete(outcome);
 				}
 			});
 		}
 		else if (value instanceof Future<?> future) {
 			try {
-				result.complete(future.get());
+				Object outcome = future.get();
+				run.stop(null);
+				result.complete(outcome);
 			}
 			catch (ExecutionException ex) {
-				result.completeExceptionally(unwrap(ex));
+				Throwable cause = unwrap(ex);
+				run.stop(cause);
+				result.completeExceptionally(cause);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+				run.stop(ex);
 				result.completeExceptionally(ex);
 			}
 		}
 		else {
+			run.stop(null);
 			result.complete(value);
 		}
 	}

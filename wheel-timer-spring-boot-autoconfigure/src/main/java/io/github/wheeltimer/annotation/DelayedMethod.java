@@ -14,6 +14,7 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
 import io.github.wheeltimer.durable.DurableMethod;
+import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -51,6 +52,9 @@ public final class DelayedMethod {
 	/** {@code null}: failures are logged at ERROR. */
 	private final @Nullable DelayedExecutionExceptionHandler exceptionHandler;
 
+	/** Carries each call's context from its caller, and observes the call. */
+	private final DelayedCallObserver observer;
+
 	private final LongAdder calls = new LongAdder();
 
 	/** Calls handed to the executor and not finished yet. */
@@ -63,7 +67,8 @@ public final class DelayedMethod {
 	private @Nullable DurableMethod durable;
 
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
-			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler) {
+			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler,
+			DelayedCallObserver observer) {
 		this.method = method;
 		this.description = describe(method);
 		this.delay = delay;
@@ -73,6 +78,7 @@ public final class DelayedMethod {
 		this.returnsFuture = returnsFuture;
 		this.executor = executor;
 		this.exceptionHandler = exceptionHandler;
+		this.observer = observer;
 	}
 
 	/**
@@ -178,6 +184,15 @@ public final class DelayedMethod {
 	}
 
 	/**
+	 * Returns what carries each call's context from its caller and observes the call. For the
+	 * durable calls' runtime.
+	 * @return the observer; {@link DelayedCallObserver#NONE} without Micrometer
+	 */
+	public DelayedCallObserver observer() {
+		return this.observer;
+	}
+
+	/**
 	 * Runs a call of this method on its executor, counted {@link #inFlight() in flight} until it
 	 * ends. For the durable calls' runtime; in-memory calls go through the advice.
 	 * @param call what runs the method
@@ -203,14 +218,15 @@ public final class DelayedMethod {
 
 	/**
 	 * Puts a call on the timer. Runs on the caller's thread: two allocations of ours (the call, and
-	 * its future if the method returns one) plus the timer's timeout.
+	 * its future if the method returns one) plus the timer's timeout, and a third when the caller
+	 * has a context to carry (an MDC, a current observation).
 	 */
 	@Nullable Object schedule(MethodInvocation invocation) {
 		if (this.durable != null) {
 			return this.durable.schedule(invocation);
 		}
 		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
-		DelayedCall call = new DelayedCall(this, invocation, result);
+		DelayedCall call = new DelayedCall(this, invocation, result, this.observer.capture());
 		Timeout timeout;
 		try {
 			timeout = this.timer.newTimeout(call, this.delayNanos, TimeUnit.NANOSECONDS);

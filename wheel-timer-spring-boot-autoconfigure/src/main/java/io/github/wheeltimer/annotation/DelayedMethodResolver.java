@@ -15,6 +15,7 @@ import java.util.function.Function;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timer;
+import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -56,12 +57,16 @@ final class DelayedMethodResolver {
 
 	private final SingletonSupplier<DelayedExecutionExceptionHandler> exceptionHandler;
 
+	private final SingletonSupplier<DelayedCallObserver> observer;
+
 	DelayedMethodResolver(ConfigurableListableBeanFactory beanFactory, Function<String, ? extends Executor> executors) {
 		this.beanFactory = beanFactory;
 		this.valueResolver = new EmbeddedValueResolver(beanFactory);
 		this.executors = executors;
 		this.exceptionHandler = SingletonSupplier
 			.ofNullable(() -> beanFactory.getBeanProvider(DelayedExecutionExceptionHandler.class).getIfAvailable());
+		this.observer = SingletonSupplier.of(() -> beanFactory.getBeanProvider(DelayedCallObserver.class)
+			.getIfAvailable(() -> DelayedCallObserver.NONE));
 	}
 
 	/**
@@ -87,7 +92,7 @@ final class DelayedMethodResolver {
 		Timer timer = timer(method, timerBeanName);
 		warnIfShorterThanATick(method, delay, timerBeanName, timer);
 		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
-				this.executors.apply(timerBeanName), this.exceptionHandler.get());
+				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain());
 		if (annotation.durable()) {
 			delayed.makeDurable(Durability.resolve(this.beanFactory, delayed, annotation, beanName));
 		}

@@ -25,8 +25,10 @@ final class DelayedResult extends CompletableFuture<@Nullable Object> {
 	public boolean cancel(boolean mayInterruptIfRunning) {
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
 		Timeout timeout = this.timeout;
-		if (cancelled && timeout != null) {
-			timeout.cancel();
+		// Observed here, on the canceller's thread, when this cancel took the call off the timer;
+		// otherwise the timer had fired it, and the executor's thread finds the future cancelled.
+		if (cancelled && timeout != null && timeout.cancel() && timeout.task() instanceof DelayedCall call) {
+			call.cancelledByCaller();
 		}
 		return cancelled;
 	}

@@ -11,6 +11,8 @@ import java.util.concurrent.Future;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedTask;
+import io.github.wheeltimer.observation.DelayedCallObserver;
+import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -54,6 +56,9 @@ public final class DurableCall implements DelayedTask, Runnable {
 
 	private final int attemptsBefore;
 
+	/** The caller's span as a W3C {@code traceparent}, stored with the row; the run's span links to it. */
+	private final @Nullable String traceParent;
+
 	private final @Nullable DurableResult result;
 
 	/** Executor thread only: the proxy call has not entered the method's advice yet. */
@@ -69,13 +74,14 @@ public final class DurableCall implements DelayedTask, Runnable {
 	private volatile boolean inBacklog;
 
 	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, int attemptsBefore,
-			@Nullable DurableResult result) {
+			@Nullable String traceParent, @Nullable DurableResult result) {
 		this.method = method;
 		this.id = id;
 		this.key = key;
 		this.arguments = arguments;
 		this.due = due;
 		this.attemptsBefore = attemptsBefore;
+		this.traceParent = traceParent;
 		this.result = result;
 	}
 
@@ -184,49 +190,62 @@ public final class DurableCall implements DelayedTask, Runnable {
 		catch (RuntimeException unreadable) {
 			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
 			calls.unreadable(this, unreadable);
+			method().observer().ended(method(), null, DelayedCallOutcome.FAILED, unreadable);
 			return;
 		}
 		Duration lateness = Duration.between(this.due, calls.now());
 		calls.started(this, lateness);
-		this.entering = true;
-		current.set(this);
-		Object value;
+		// Its span links to the caller's trace, wherever and whenever the call was made.
+		DelayedCallObserver.Run run = method().observer().start(method(), null, lateness.toNanos(), this.id.toString(),
+				this.traceParent);
 		try {
-			value = this.method.invoke(values);
-		}
-		catch (LeaseLostException lost) {
-			calls.lost(this, lost);
-			return;
-		}
-		catch (Throwable ex) {
-			calls.failed(this, ex);
-			reportFailure(ex, values);
-			return;
+			this.entering = true;
+			current.set(this);
+			Object value;
+			try {
+				value = this.method.invoke(values);
+			}
+			catch (LeaseLostException lost) {
+				run.stop(lost);
+				calls.lost(this, lost);
+				return;
+			}
+			catch (Throwable ex) {
+				run.stop(ex);
+				calls.failed(this, ex);
+				reportFailure(ex, values);
+				return;
+			}
+			finally {
+				current.remove();
+			}
+			if (value instanceof CompletionStage<?> stage) {
+				stage.whenComplete((outcome, failure) -> complete(outcome, failure, values, run));
+			}
+			else if (value instanceof Future<?> future) {
+				try {
+					complete(future.get(), null, values, run);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					complete(null, ex, values, run);
+				}
+				catch (java.util.concurrent.ExecutionException ex) {
+					complete(null, (ex.getCause() != null) ? ex.getCause() : ex, values, run);
+				}
+			}
+			else {
+				complete(value, null, values, run);
+			}
 		}
 		finally {
-			current.remove();
-		}
-		if (value instanceof CompletionStage<?> stage) {
-			stage.whenComplete((outcome, failure) -> complete(outcome, failure, values));
-		}
-		else if (value instanceof Future<?> future) {
-			try {
-				complete(future.get(), null, values);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				complete(null, ex, values);
-			}
-			catch (java.util.concurrent.ExecutionException ex) {
-				complete(null, (ex.getCause() != null) ? ex.getCause() : ex, values);
-			}
-		}
-		else {
-			complete(value, null, values);
+			run.leave();
 		}
 	}
 
-	private void complete(@Nullable Object outcome, @Nullable Throwable failure, @Nullable Object[] values) {
+	private void complete(@Nullable Object outcome, @Nullable Throwable failure, @Nullable Object[] values,
+			DelayedCallObserver.Run run) {
+		run.stop(failure);
 		DurableCalls calls = this.method.calls();
 		if (failure != null) {
 			calls.failed(this, failure);

@@ -82,7 +82,7 @@ public final class DurableCallStore {
 		this.dialect = dialect;
 		this.calls = tablePrefix + "CALL";
 		this.instances = tablePrefix + "INSTANCE";
-		this.insert = "INSERT INTO " + this.calls + " (" + DurableDialect.COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0)";
+		this.insert = "INSERT INTO " + this.calls + " (" + DurableDialect.COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)";
 		this.upsert = dialect.upsertByKey(this.calls);
 		// The start gate: one statement that is both the fence against a falsely declared dead owner
 		// (another instance took the row over) and the cross-instance cancel (the row is gone). The
@@ -107,7 +107,7 @@ public final class DurableCallStore {
 	 * to, the method ids, the limit
 	 */
 	String claimStatement(int methodIds) {
-		return "SELECT id, method_id, call_key, arguments, due_at, attempts FROM " + this.calls + " WHERE state = '"
+		return "SELECT id, method_id, call_key, arguments, due_at, attempts, trace_parent FROM " + this.calls + " WHERE state = '"
 				+ PENDING + "' AND due_at <= ? AND method_id IN (" + String.join(", ", Collections.nCopies(methodIds, "?"))
 				+ ") ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
 	}
@@ -129,9 +129,12 @@ public final class DurableCallStore {
 	 * Writes a new call; with a key, replaces the pending call of that method and key (a new id,
 	 * so a wheel that still holds the old one finds it gone at the start gate).
 	 * @param owner the instance that holds it from birth, or {@code null} if it is left pending
+	 * @param traceParent the caller's span as a W3C {@code traceparent}, or {@code null}
 	 */
-	void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due, @Nullable UUID owner) {
-		Object[] values = { id, methodId, key, arguments, timestamp(due), (owner != null) ? CLAIMED : PENDING, owner };
+	void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due, @Nullable UUID owner,
+			@Nullable String traceParent) {
+		Object[] values = { id, methodId, key, arguments, timestamp(due), (owner != null) ? CLAIMED : PENDING, owner,
+				traceParent };
 		if (key == null) {
 			this.jdbc.update(this.insert, values);
 			return;
@@ -356,7 +359,7 @@ public final class DurableCallStore {
 	private static Row row(ResultSet rs, int rowNumber) throws SQLException {
 		Instant due = instant(rs, 5);
 		return new Row(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), rs.getString(4),
-				(due != null) ? due : Instant.EPOCH, rs.getInt(6));
+				(due != null) ? due : Instant.EPOCH, rs.getInt(6), rs.getString(7));
 	}
 
 	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
@@ -369,7 +372,8 @@ public final class DurableCallStore {
 	}
 
 	/** A claimed call, as read by the claim. */
-	record Row(UUID id, String methodId, @Nullable String key, String arguments, Instant due, int attempts) {
+	record Row(UUID id, String methodId, @Nullable String key, String arguments, Instant due, int attempts,
+			@Nullable String traceParent) {
 	}
 
 	/**

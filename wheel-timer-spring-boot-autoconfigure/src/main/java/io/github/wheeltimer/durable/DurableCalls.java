@@ -31,6 +31,7 @@ import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -275,14 +276,24 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		UUID before = this.heldByKey.get(heldKey(methodId, text));
 		boolean cancelled = this.store.cancel(methodId, text) > 0;
 		if (cancelled) {
+			DurableMethod method = this.methods.get(methodId);
 			afterCommit(() -> {
 				this.cancelled.increment();
+				observeCancel(method);
 				if (before != null) {
 					dropHeld(methodId, text, before);
 				}
 			});
 		}
 		return cancelled;
+	}
+
+	/**
+	 * Observes a cancel once it is committed, on the canceller's thread: a child of the canceller's
+	 * observation, as the call's own caller's trace stays in the row that is now gone.
+	 */
+	private static void observeCancel(DurableMethod method) {
+		method.method().observer().ended(method.method(), null, DelayedCallOutcome.CANCELLED, null);
 	}
 
 	/**
@@ -341,11 +352,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/** Cancels one call by id: its future was cancelled. */
-	boolean cancel(UUID id) {
+	boolean cancel(DurableMethod method, UUID id) {
 		boolean cancelled = this.store.cancel(id);
 		if (cancelled) {
 			afterCommit(() -> {
 				this.cancelled.increment();
+				observeCancel(method);
 				Timeout timeout = this.held.get(id);
 				if (timeout != null && timeout.task() instanceof DurableCall call) {
 					release(call);
@@ -369,15 +381,16 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		Duration delay = method.method().delay();
 		Instant due = wholeMicros(now().plus(delay));
 		boolean near = this.running && delay.compareTo(this.settings.horizon()) <= 0;
+		String traceParent = method.method().observer().traceParent();
 		try {
-			this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null);
+			this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent);
 		}
 		catch (DataAccessResourceFailureException ex) {
 			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
 		this.scheduled.increment();
-		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, id) : null;
+		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, method, id) : null;
 		if (key != null && replaced != null) {
 			afterCommit(() -> dropHeld(method.id(), key, replaced));
 		}
@@ -391,7 +404,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			}
 			return result;
 		}
-		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, result);
+		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, traceParent, result);
 		if (inTransaction()) {
 			afterCompletion((status) -> {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
@@ -654,7 +667,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					DurableMethod method = this.methods.get(row.methodId());
 					WeakReference<DurableResult> future = this.futures.remove(row.id());
 					hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(), row.attempts(),
-							(future != null) ? future.get() : null));
+							row.traceParent(), (future != null) ? future.get() : null));
 				}
 				more = rows.size() == batch;
 			}

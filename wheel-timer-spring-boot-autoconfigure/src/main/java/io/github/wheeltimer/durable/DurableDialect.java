@@ -25,10 +25,10 @@ enum DurableDialect {
 
 		@Override
 		String upsertByKey(String table) {
-			return "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0)"
+			return "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)"
 					+ " ON CONFLICT (method_id, call_key) DO UPDATE SET id = EXCLUDED.id, arguments = EXCLUDED.arguments,"
 					+ " due_at = EXCLUDED.due_at, state = EXCLUDED.state, owner_id = EXCLUDED.owner_id, attempts = 0,"
-					+ " created_at = CURRENT_TIMESTAMP";
+					+ " trace_parent = EXCLUDED.trace_parent, created_at = CURRENT_TIMESTAMP";
 		}
 
 	},
@@ -43,13 +43,13 @@ enum DurableDialect {
 		@Override
 		String upsertByKey(String table) {
 			return "MERGE INTO " + table + " (" + COLUMNS + ", created_at) KEY (method_id, call_key)"
-					+ " VALUES (?, ?, ?, ?, ?, ?, ?, 0, CURRENT_TIMESTAMP)";
+					+ " VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, CURRENT_TIMESTAMP)";
 		}
 
 	};
 
 	/** The columns a new call sets, in the order {@link DurableCallStore} binds them. */
-	static final String COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts";
+	static final String COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts, trace_parent";
 
 	private final String platform;
 

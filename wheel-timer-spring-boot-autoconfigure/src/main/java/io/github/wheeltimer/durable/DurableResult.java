@@ -13,10 +13,13 @@ final class DurableResult extends CompletableFuture<@Nullable Object> {
 
 	private final DurableCalls calls;
 
+	private final DurableMethod method;
+
 	private final UUID id;
 
-	DurableResult(DurableCalls calls, UUID id) {
+	DurableResult(DurableCalls calls, DurableMethod method, UUID id) {
 		this.calls = calls;
+		this.method = method;
 		this.id = id;
 	}
 
@@ -26,7 +29,7 @@ final class DurableResult extends CompletableFuture<@Nullable Object> {
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		if (isDone() || !this.calls.cancel(this.id)) {
+		if (isDone() || !this.calls.cancel(this.method, this.id)) {
 			return false;
 		}
 		return super.cancel(mayInterruptIfRunning);

@@ -13,7 +13,9 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     attempts     INTEGER NOT NULL DEFAULT 0,
     created_at   TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP,
     finished_at  TIMESTAMP WITH TIME ZONE,
-    last_error   VARCHAR(4000)
+    last_error   VARCHAR(4000),
+    -- The caller's span as a W3C traceparent: the call's span links to it, wherever it runs.
+    trace_parent VARCHAR(55)
 );
 
 -- The claim reads pending rows by due time, and only those.
@@ -37,3 +39,5 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_INSTANCE (
 
 -- Tables made by an earlier version of this script: the instance's methods came later.
 ALTER TABLE WHEEL_TIMER_INSTANCE ADD COLUMN IF NOT EXISTS methods TEXT NOT NULL DEFAULT '';
+-- Tables made before calls stored their caller's trace.
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);

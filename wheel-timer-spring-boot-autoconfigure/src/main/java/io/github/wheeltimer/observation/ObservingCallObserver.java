@@ -1,0 +1,137 @@
+package io.github.wheeltimer.observation;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import io.github.wheeltimer.annotation.DelayedMethod;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Carries the caller's context to each delayed call and observes the call: one
+ * {@code wheel.timer.delayed.call} observation per call, a child of the caller's observation.
+ * Created by the auto-configuration when the application has an {@link ObservationRegistry}.
+ * <p>
+ * Threads: {@link #capture()} and {@link #traceParent()} on the caller's; {@link #start} on the
+ * executor's, which also opens and closes the scopes there; a run's {@code stop} on whichever
+ * thread completes the method's future; {@link #ended} on the thread that learnt the call will not
+ * run. The observation's context is confined to the run until it stops.
+ */
+public final class ObservingCallObserver implements DelayedCallObserver {
+
+	private static final DefaultDelayedCallObservationConvention DEFAULT_CONVENTION = new DefaultDelayedCallObservationConvention();
+
+	private final ObservationRegistry registry;
+
+	private final @Nullable DelayedCallObservationConvention convention;
+
+	private final CallContextCarrier carrier;
+
+	private final Supplier<@Nullable String> traceParents;
+
+	/**
+	 * Creates the observer.
+	 * @param registry the application's registry
+	 * @param convention the application's convention, or {@code null} for the default one
+	 * @param mdc whether SLF4J is on the class path, to carry the MDC
+	 * @param snapshots whether context-propagation is on the class path, to carry a {@code ContextSnapshot}
+	 * @param traceParents gives the current span as a W3C {@code traceparent}, or {@code null}
+	 */
+	public ObservingCallObserver(ObservationRegistry registry, @Nullable DelayedCallObservationConvention convention,
+			boolean mdc, boolean snapshots, Supplier<@Nullable String> traceParents) {
+		this.registry = registry;
+		this.convention = convention;
+		this.carrier = new CallContextCarrier(mdc, snapshots);
+		this.traceParents = traceParents;
+	}
+
+	@Override
+	public @Nullable Object capture() {
+		return this.carrier.capture(this.registry.getCurrentObservation());
+	}
+
+	@Override
+	public boolean observes() {
+		return !this.registry.isNoop();
+	}
+
+	@Override
+	public @Nullable String traceParent() {
+		return this.traceParents.get();
+	}
+
+	@Override
+	public Run start(DelayedMethod method, @Nullable Object carried, long latenessNanos, @Nullable String callId,
+			@Nullable String traceParent) {
+		CallContextCarrier.Carried context = (CallContextCarrier.Carried) carried;
+		ObservedRun run = new ObservedRun();
+		this.carrier.restore(context, run);
+		Observation parent = (context != null) ? (Observation) context.observation : null;
+		DelayedCallObservationContext observed = new DelayedCallObservationContext(method,
+				Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN);
+		Observation observation = observation(observed, parent).start();
+		run.context = observed;
+		run.observation = observation;
+		// Disabled (management.observations.enable), the call still runs in its caller's trace.
+		Observation current = (observation.isNoop() && parent != null) ? parent : observation;
+		run.scope = current.openScope();
+		return run;
+	}
+
+	@Override
+	public void ended(DelayedMethod method, @Nullable Object carried, DelayedCallOutcome outcome,
+			@Nullable Throwable failure) {
+		CallContextCarrier.Carried context = (CallContextCarrier.Carried) carried;
+		Observation parent = (context != null) ? (Observation) context.observation : null;
+		Observation observation = observation(new DelayedCallObservationContext(method, null, null, null, outcome),
+				parent);
+		observation.start();
+		if (failure != null) {
+			observation.error(failure);
+		}
+		observation.stop();
+	}
+
+	private Observation observation(DelayedCallObservationContext context, @Nullable Observation parent) {
+		Observation observation = DelayedCallObservationDocumentation.DELAYED_CALL.observation(this.convention,
+				DEFAULT_CONVENTION, () -> context, this.registry);
+		if (parent != null) {
+			observation.parentObservation(parent);
+		}
+		return observation;
+	}
+
+	/** A run with an observation: its scope closes first, then the carried thread locals go. */
+	private static final class ObservedRun extends CallContextCarrier.CarriedRun {
+
+		@Nullable DelayedCallObservationContext context;
+
+		@Nullable Observation observation;
+
+		Observation.@Nullable Scope scope;
+
+		@Override
+		public void leave() {
+			if (this.scope != null) {
+				this.scope.close();
+			}
+			super.leave();
+		}
+
+		@Override
+		public void stop(@Nullable Throwable failure) {
+			Observation observation = this.observation;
+			if (observation == null || this.context == null) {
+				return;
+			}
+			if (failure != null) {
+				this.context.setOutcome(DelayedCallOutcome.FAILED);
+				observation.error(failure);
+			}
+			observation.stop();
+		}
+
+	}
+
+}
