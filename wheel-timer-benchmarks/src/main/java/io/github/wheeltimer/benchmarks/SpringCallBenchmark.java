@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -26,7 +27,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * Row A1: what a Spring application pays to have a call run an hour later, the two ways it can
- * ask for it. {@code delayed-execution} calls a {@code @DelayedExecution} method through its proxy;
+ * ask for it. {@code delayed-execution} calls a {@code @DelayedExecution} method through its proxy,
+ * with Micrometer's observation and context-propagation on the class path (so each call captures
+ * its caller's context, here empty, as an application with Actuator and tracing does);
+ * {@code delayed-execution-no-context} is the same call with the capture left out (the observer of
+ * an application without Micrometer), to show what the capture costs;
  * {@code task-scheduler} hands the same call to a one-thread {@link ThreadPoolTaskScheduler}, as a
  * lambda that captures the argument, the way application code writes it. Each iteration starts a
  * fresh application context, so the pending calls of one do not weigh on the next.
@@ -37,7 +42,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 @Fork(value = 1, jvmArgsAppend = { ForkedJvm.HEAP_MIN, ForkedJvm.HEAP_MAX, ForkedJvm.YOUNG, ForkedJvm.GC })
 public class SpringCallBenchmark {
 
-	@Param({ "delayed-execution", "task-scheduler" })
+	@Param({ "delayed-execution", "delayed-execution-no-context", "task-scheduler" })
 	public String way;
 
 	private ConfigurableApplicationContext context;
@@ -54,8 +59,13 @@ public class SpringCallBenchmark {
 	public void startApplication() {
 		// Spring Boot warms some classes up on a thread of its own after startup: not while we measure.
 		System.setProperty("spring.backgroundpreinitializer.ignore", "true");
-		this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
-			.logStartupInfo(false)
+		SpringApplicationBuilder application = new SpringApplicationBuilder(Application.class)
+			.web(WebApplicationType.NONE);
+		if (this.way.equals("delayed-execution-no-context")) {
+			application.initializers((context) -> context.getBeanFactory()
+				.registerSingleton("delayedCallObserver", DelayedCallObserver.NONE));
+		}
+		this.context = application.logStartupInfo(false)
 			.run("--logging.level.root=ERROR", "--spring.main.banner-mode=off");
 		this.calls = this.context.getBean(Calls.class);
 		this.scheduler = this.context.getBean(ThreadPoolTaskScheduler.class);
@@ -70,7 +80,7 @@ public class SpringCallBenchmark {
 	@Benchmark
 	public Object call() {
 		int argument = ++this.argument;
-		if (this.way.equals("delayed-execution")) {
+		if (this.way.startsWith("delayed-execution")) {
 			this.calls.remind(argument);
 			return null;
 		}

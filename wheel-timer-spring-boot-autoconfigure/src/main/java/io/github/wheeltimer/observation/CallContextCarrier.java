@@ -1,11 +1,17 @@
 package io.github.wheeltimer.observation;
 
+import java.util.List;
 import java.util.Map;
 
+import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.MDC;
+
+import org.springframework.util.ClassUtils;
 
 /**
  * Takes the caller's thread locals along with a delayed call and puts them back around its run:
@@ -22,9 +28,15 @@ final class CallContextCarrier {
 
 	private final @Nullable Snapshots snapshots;
 
-	CallContextCarrier(boolean mdc, boolean snapshots) {
+	/**
+	 * @param mdc whether SLF4J is on the class path
+	 * @param snapshots whether context-propagation is on the class path
+	 * @param withObservation whether the snapshot takes the current observation too; not when the
+	 * caller's observation is carried on its own, as the parent of the call's
+	 */
+	CallContextCarrier(boolean mdc, boolean snapshots, boolean withObservation) {
 		this.mdc = mdc;
-		this.snapshots = snapshots ? new Snapshots() : null;
+		this.snapshots = snapshots ? new Snapshots(withObservation) : null;
 	}
 
 	/**
@@ -106,9 +118,12 @@ final class CallContextCarrier {
 	/** Names SLF4J's types, loaded only when SLF4J is on the class path. */
 	private static final class Mdc {
 
+		private static final boolean LOGBACK = ClassUtils.isPresent("ch.qos.logback.classic.util.LogbackMDCAdapter",
+				Mdc.class.getClassLoader());
+
 		static @Nullable Map<String, String> capture() {
-			Map<String, String> copy = MDC.getCopyOfContextMap();
-			return (copy == null || copy.isEmpty()) ? null : copy;
+			Map<String, String> map = LOGBACK ? LogbackMdc.readOnly() : MDC.getCopyOfContextMap();
+			return (map == null || map.isEmpty()) ? null : map;
 		}
 
 		/** @return the map it replaced, {@code null} if it was empty */
@@ -125,15 +140,52 @@ final class CallContextCarrier {
 
 	}
 
+	/** Names Logback's types, loaded only when Logback is on the class path. */
+	private static final class LogbackMdc {
+
+		/**
+		 * Logback keeps a read-only copy of each thread's MDC until the next change, and replaces it
+		 * rather than changing it: the caller's call keeps that copy instead of making one more.
+		 */
+		static @Nullable Map<String, String> readOnly() {
+			return (MDC.getMDCAdapter() instanceof LogbackMDCAdapter logback) ? logback.getPropertyMap()
+					: MDC.getCopyOfContextMap();
+		}
+
+	}
+
 	/** Names context-propagation's types, loaded only when it is on the class path. */
 	private static final class Snapshots {
 
-		private final ContextSnapshotFactory factory = ContextSnapshotFactory.builder().build();
+		/** {@code ObservationThreadLocalAccessor.KEY}, named here so that Micrometer's observation stays optional. */
+		private static final String OBSERVATION_KEY = "micrometer.observation";
 
+		private final ContextRegistry registry = ContextRegistry.getInstance();
+
+		private final boolean withObservation;
+
+		private final ContextSnapshotFactory factory;
+
+		Snapshots(boolean withObservation) {
+			this.withObservation = withObservation;
+			this.factory = ContextSnapshotFactory.builder()
+				.captureKeyPredicate((key) -> withObservation || !OBSERVATION_KEY.equals(key))
+				.build();
+		}
+
+		/**
+		 * Looks at the accessors' values before asking the factory, which allocates even for a
+		 * thread with nothing to capture: a call outside any request then costs a few reads.
+		 */
 		@Nullable Object capture() {
-			ContextSnapshot snapshot = this.factory.captureAll();
-			// The factory answers a thread with nothing to capture with a shared empty snapshot.
-			return (snapshot instanceof Map<?, ?> values && values.isEmpty()) ? null : snapshot;
+			List<ThreadLocalAccessor<?>> accessors = this.registry.getThreadLocalAccessors();
+			for (int i = 0, n = accessors.size(); i < n; i++) {
+				ThreadLocalAccessor<?> accessor = accessors.get(i);
+				if ((this.withObservation || !OBSERVATION_KEY.equals(accessor.key())) && accessor.getValue() != null) {
+					return this.factory.captureAll();
+				}
+			}
+			return null;
 		}
 
 		static Object restore(Object snapshot) {

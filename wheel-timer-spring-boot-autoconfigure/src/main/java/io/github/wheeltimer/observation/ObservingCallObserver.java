@@ -42,7 +42,7 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 			boolean mdc, boolean snapshots, Supplier<@Nullable String> traceParents) {
 		this.registry = registry;
 		this.convention = convention;
-		this.carrier = new CallContextCarrier(mdc, snapshots);
+		this.carrier = new CallContextCarrier(mdc, snapshots, false);
 		this.traceParents = traceParents;
 	}
 
@@ -73,7 +73,8 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		Observation observation = observation(observed, parent).start();
 		run.context = observed;
 		run.observation = observation;
-		// Disabled (management.observations.enable), the call still runs in its caller's trace.
+		// The caller's observation is carried as the parent, not in the snapshot: the call's own is
+		// current. Disabled (management.observations.enable), the call still runs in its caller's trace.
 		Observation current = (observation.isNoop() && parent != null) ? parent : observation;
 		run.scope = current.openScope();
 		return run;

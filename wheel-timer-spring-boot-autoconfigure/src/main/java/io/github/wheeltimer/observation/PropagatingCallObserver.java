@@ -17,7 +17,7 @@ public final class PropagatingCallObserver implements DelayedCallObserver {
 	 * @param snapshots whether context-propagation is on the class path, to carry a {@code ContextSnapshot}
 	 */
 	public PropagatingCallObserver(boolean mdc, boolean snapshots) {
-		this.carrier = new CallContextCarrier(mdc, snapshots);
+		this.carrier = new CallContextCarrier(mdc, snapshots, true);
 	}
 
 	@Override

@@ -8,6 +8,8 @@ import io.github.wheeltimer.durable.DelayedCalls;
 
 import io.github.wheeltimer.sample.shipping.ShipmentFailedException;
 import io.github.wheeltimer.sample.shipping.Shipping;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -21,6 +23,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Service
 public class OrderService {
+
+	private static final Log logger = LogFactory.getLog(OrderService.class);
 
 	private final OrderBook orders;
 
@@ -59,6 +63,9 @@ public class OrderService {
 		Order order = this.orders
 			.add((id) -> Order.awaitingPayment(id, item, now, now.plus(this.properties.paymentTimeout())));
 		this.paymentTimeouts.cancelIfUnpaid(order.id());
+		// With tracing on, this line and the payment timeout's share a trace, through a link.
+		logger.info("Order " + order.id() + " awaits payment; it cancels itself in " + this.properties.paymentTimeout()
+				+ " unless paid");
 		return order;
 	}
 

@@ -3,6 +3,8 @@ package io.github.wheeltimer.sample.orders;
 import java.time.Clock;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
@@ -18,6 +20,8 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @Component
 public class PaymentTimeouts {
+
+	private static final Log logger = LogFactory.getLog(PaymentTimeouts.class);
 
 	/** The durable id of {@link #cancelIfUnpaid(String)}, by which a payment cancels it. */
 	public static final String CANCEL_IF_UNPAID = "PaymentTimeouts.cancelIfUnpaid";
@@ -42,6 +46,7 @@ public class PaymentTimeouts {
 	@DelayedExecution(delayString = "${sample.orders.payment-timeout}", durable = true, key = "#orderId")
 	@Transactional
 	public void cancelIfUnpaid(String orderId) {
+		logger.info("Payment timeout of order " + orderId + ": cancelling it unless it was paid");
 		this.orders.update(orderId, (current) -> current.cancel(this.clock.instant()));
 	}
 

@@ -5,6 +5,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.IntConsumer;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.stereotype.Service;
 
@@ -16,6 +19,8 @@ import org.springframework.stereotype.Service;
  */
 @Service
 public class Shipping {
+
+	private static final Log logger = LogFactory.getLog(Shipping.class);
 
 	private final Warehouse warehouse;
 
@@ -55,6 +60,7 @@ public class Shipping {
 			return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, attemptsRefused, refusal));
 		}
 		CompletableFuture<Void> sent;
+		logger.info("The warehouse refused order " + orderId + " (attempt " + attemptsRefused + "); sending it again later");
 		try {
 			sent = this.retries.shipAgain(orderId);
 		}

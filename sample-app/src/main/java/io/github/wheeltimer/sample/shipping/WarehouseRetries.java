@@ -3,6 +3,8 @@ package io.github.wheeltimer.sample.shipping;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.stereotype.Component;
 
@@ -12,6 +14,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 class WarehouseRetries {
+
+	private static final Log logger = LogFactory.getLog(WarehouseRetries.class);
 
 	private final Warehouse warehouse;
 
@@ -28,6 +32,8 @@ class WarehouseRetries {
 	 */
 	@DelayedExecution(delayString = "${sample.shipping.retry-delay}", timer = "retries")
 	public CompletableFuture<Void> shipAgain(String orderId) {
+		// With tracing on, in the trace of the request that paid the order, as a child span.
+		logger.info("Sending order " + orderId + " to the warehouse again");
 		this.warehouse.ship(orderId);
 		return CompletableFuture.completedFuture(null);
 	}
