@@ -173,14 +173,7 @@ class DelayedCallObservationTests {
 			.withPropertyValues("wheel-timer.executor=oneThread")
 			.run((context) -> {
 				Reminders reminders = context.getBean(Reminders.class);
-				MDC.put("user", "alice");
-				Span caller;
-				try {
-					caller = inSpan(context, () -> reminders.remind("order-7"));
-				}
-				finally {
-					MDC.remove("user");
-				}
+				Span caller = inSpanAs("alice", context, () -> reminders.remind("order-7"));
 				Seen first = reminders.next();
 				assertThat(first.thread()).isEqualTo("one-thread-1");
 				assertThat(first.mdc()).containsEntry("user", "alice");
@@ -204,14 +197,7 @@ class DelayedCallObservationTests {
 	void onVirtualThreadsTheCallRunsInItsCallersTraceAndMdc() {
 		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
-			MDC.put("user", "bob");
-			Span caller;
-			try {
-				caller = inSpan(context, () -> reminders.remind("order-9"));
-			}
-			finally {
-				MDC.remove("user");
-			}
+			Span caller = inSpanAs("bob", context, () -> reminders.remind("order-9"));
 			Seen seen = reminders.next();
 			assertThat(seen.virtual()).isTrue();
 			assertThat(seen.mdc()).containsEntry("user", "bob");
@@ -223,14 +209,7 @@ class DelayedCallObservationTests {
 	void withoutContextPropagationTheCallStillRunsAsAChildOfItsCallersSpanWithItsMdc() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.context")).run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
-			MDC.put("user", "carol");
-			Span caller;
-			try {
-				caller = inSpan(context, () -> reminders.remind("order-10"));
-			}
-			finally {
-				MDC.remove("user");
-			}
+			Span caller = inSpanAs("carol", context, () -> reminders.remind("order-10"));
 			Seen seen = reminders.next();
 			assertThat(seen.mdc()).containsEntry("user", "carol");
 			assertThat(seen.parentSpanId()).isEqualTo(caller.context().spanId());
@@ -294,6 +273,17 @@ class DelayedCallObservationTests {
 				}
 				assertThat(reminders.next().mdc()).containsEntry("user", "dave");
 			});
+	}
+
+	/** Calls {@code action} inside a span with {@code user} in the MDC, and returns the span. */
+	private static Span inSpanAs(String user, AssertableApplicationContext context, Runnable action) {
+		MDC.put("user", user);
+		try {
+			return inSpan(context, action);
+		}
+		finally {
+			MDC.remove("user");
+		}
 	}
 
 	/** Calls {@code action} inside a started, current observation, and returns its span. */
