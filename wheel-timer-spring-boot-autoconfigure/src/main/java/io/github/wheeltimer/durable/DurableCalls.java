@@ -390,7 +390,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
 		this.scheduled.increment();
-		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, method, id) : null;
+		DurableResult result = method.method().returnsFuture() ? new DurableResult(method, id) : null;
 		if (key != null && replaced != null) {
 			afterCommit(() -> dropHeld(method.id(), key, replaced));
 		}

@@ -11,14 +11,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class DurableResult extends CompletableFuture<@Nullable Object> {
 
-	private final DurableCalls calls;
-
 	private final DurableMethod method;
 
 	private final UUID id;
 
-	DurableResult(DurableCalls calls, DurableMethod method, UUID id) {
-		this.calls = calls;
+	DurableResult(DurableMethod method, UUID id) {
 		this.method = method;
 		this.id = id;
 	}
@@ -29,7 +26,7 @@ final class DurableResult extends CompletableFuture<@Nullable Object> {
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		if (isDone() || !this.calls.cancel(this.method, this.id)) {
+		if (isDone() || !this.method.calls().cancel(this.method, this.id)) {
 			return false;
 		}
 		return super.cancel(mayInterruptIfRunning);

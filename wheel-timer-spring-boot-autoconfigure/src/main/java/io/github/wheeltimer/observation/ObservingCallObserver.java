@@ -68,10 +68,9 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		ObservedRun run = new ObservedRun();
 		this.carrier.restore(context, run);
 		Observation parent = (context != null) ? (Observation) context.observation : null;
-		DelayedCallObservationContext observed = new DelayedCallObservationContext(method,
-				Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN);
-		Observation observation = observation(observed, parent).start();
-		run.context = observed;
+		Observation observation = observation(() -> new DelayedCallObservationContext(method,
+				Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN), parent)
+			.start();
 		run.observation = observation;
 		// The caller's observation is carried as the parent, not in the snapshot: the call's own is
 		// current. Disabled (management.observations.enable), the call still runs in its caller's trace.
@@ -85,8 +84,8 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 			@Nullable Throwable failure) {
 		CallContextCarrier.Carried context = (CallContextCarrier.Carried) carried;
 		Observation parent = (context != null) ? (Observation) context.observation : null;
-		Observation observation = observation(new DelayedCallObservationContext(method, null, null, null, outcome),
-				parent);
+		Observation observation = observation(
+				() -> new DelayedCallObservationContext(method, null, null, null, outcome), parent);
 		observation.start();
 		if (failure != null) {
 			observation.error(failure);
@@ -94,9 +93,10 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		observation.stop();
 	}
 
-	private Observation observation(DelayedCallObservationContext context, @Nullable Observation parent) {
+	/** The context is made only if the call is observed: not for a no-op registry, nor a disabled observation. */
+	private Observation observation(Supplier<DelayedCallObservationContext> context, @Nullable Observation parent) {
 		Observation observation = DelayedCallObservationDocumentation.DELAYED_CALL.observation(this.convention,
-				DEFAULT_CONVENTION, () -> context, this.registry);
+				DEFAULT_CONVENTION, context, this.registry);
 		if (parent != null) {
 			observation.parentObservation(parent);
 		}
@@ -105,8 +105,6 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 
 	/** A run with an observation: its scope closes first, then the carried thread locals go. */
 	private static final class ObservedRun extends CallContextCarrier.CarriedRun {
-
-		@Nullable DelayedCallObservationContext context;
 
 		@Nullable Observation observation;
 
@@ -123,11 +121,13 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		@Override
 		public void stop(@Nullable Throwable failure) {
 			Observation observation = this.observation;
-			if (observation == null || this.context == null) {
+			if (observation == null) {
 				return;
 			}
 			if (failure != null) {
-				this.context.setOutcome(DelayedCallOutcome.FAILED);
+				if (observation.getContext() instanceof DelayedCallObservationContext context) {
+					context.setOutcome(DelayedCallOutcome.FAILED);
+				}
 				observation.error(failure);
 			}
 			observation.stop();
