@@ -83,22 +83,27 @@ final class DelayedCall implements DelayedTask, Runnable {
 	@Override
 	public void unprocessed(Timeout timeout) {
 		if (this.result != null) {
-			this.result.cancel(false);
+			this.result.cancelledByTimer();
 		}
 		endWithout(DelayedCallOutcome.UNPROCESSED);
 	}
 
 	/**
-	 * Its timeout was cancelled. Through the caller's future, that future observed it already;
-	 * through the timeout itself (one listed by the timer), the future is cancelled here, so that
-	 * its caller never waits for nothing, and the call observed on the executor.
+	 * Its timeout was cancelled. Through the caller's future (cancelled before its timeout), the
+	 * caller's thread observes it; through the timeout itself (one listed by the timer), the future
+	 * is cancelled here, so that its caller never waits for nothing, and the call observed on the
+	 * executor. Should both race, the flag decides.
 	 */
 	@Override
 	public void cancelled(Timeout timeout) {
 		if (this.result != null) {
-			this.result.cancel(false);
+			if (this.result.isCancelled()) {
+				return;
+			}
+			this.result.cancelledByTimer();
 		}
-		if (this.method.observer() == DelayedCallObserver.NONE || !ENDED.compareAndSet(this, false, true)) {
+		// Only an observer that observes does anything with an end: no executor hop for the others.
+		if (!this.method.observer().observes() || !ENDED.compareAndSet(this, false, true)) {
 			return;
 		}
 		Runnable observe = () -> this.method.observer()

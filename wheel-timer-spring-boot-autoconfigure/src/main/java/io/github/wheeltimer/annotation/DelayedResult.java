@@ -25,12 +25,24 @@ final class DelayedResult extends CompletableFuture<@Nullable Object> {
 	public boolean cancel(boolean mayInterruptIfRunning) {
 		boolean cancelled = super.cancel(mayInterruptIfRunning);
 		Timeout timeout = this.timeout;
-		// Observed here, on the canceller's thread, when this cancel took the call off the timer;
-		// otherwise the timer had fired it, and the executor's thread finds the future cancelled.
-		if (cancelled && timeout != null && timeout.cancel() && timeout.task() instanceof DelayedCall call) {
-			call.cancelledByCaller();
+		if (cancelled && timeout != null) {
+			timeout.cancel();
+			// Observed here, on the canceller's thread, when the call is off the timer (by this cancel or
+			// a racing one of its timeout); otherwise the timer had fired it, and the executor's thread
+			// finds the future cancelled.
+			if (timeout.isCancelled() && timeout.task() instanceof DelayedCall call) {
+				call.cancelledByCaller();
+			}
 		}
 		return cancelled;
+	}
+
+	/**
+	 * The timer let go of the call without it (its timeout was cancelled, or the timer stopped): the
+	 * caller must not wait for nothing. The call observes that itself, so nothing is observed here.
+	 */
+	void cancelledByTimer() {
+		super.cancel(false);
 	}
 
 }
