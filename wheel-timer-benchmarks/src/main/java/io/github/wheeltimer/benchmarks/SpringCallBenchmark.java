@@ -63,7 +63,7 @@ public class SpringCallBenchmark {
 			.web(WebApplicationType.NONE);
 		if (this.way.equals("delayed-execution-no-context")) {
 			application.initializers((context) -> context.getBeanFactory()
-				.registerSingleton("delayedCallObserver", DelayedCallObserver.NONE));
+				.registerSingleton("wheelTimerDelayedCallObserver", DelayedCallObserver.NONE));
 		}
 		this.context = application.logStartupInfo(false)
 			.run("--logging.level.root=ERROR", "--spring.main.banner-mode=off");

@@ -57,21 +57,21 @@ public final class WheelTimerAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ConfiguredTimers configuredTimers(WheelTimerProperties properties, ListableBeanFactory beanFactory,
+	ConfiguredTimers wheelTimerConfiguredTimers(WheelTimerProperties properties, ListableBeanFactory beanFactory,
 			Environment environment, ObjectProvider<WheelTimerBuilderCustomizer> customizers) {
 		return new ConfiguredTimers(properties, beanFactory, environment, customizers);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedMethodRegistry delayedMethodRegistry(ConfiguredTimers timers) {
+	DelayedMethodRegistry wheelTimerDelayedMethodRegistry(ConfiguredTimers timers) {
 		return new DelayedMethodRegistry(timers::executor);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DelayedExecutionBeanPostProcessor delayedExecutionBeanPostProcessor(
+	static DelayedExecutionBeanPostProcessor wheelTimerDelayedExecutionPostProcessor(
 			ObjectProvider<DelayedMethodRegistry> registry, Environment environment) {
 		DelayedExecutionBeanPostProcessor postProcessor = new DelayedExecutionBeanPostProcessor(registry);
 		// As Spring Boot proxies for its own advice: by class unless the application says otherwise.

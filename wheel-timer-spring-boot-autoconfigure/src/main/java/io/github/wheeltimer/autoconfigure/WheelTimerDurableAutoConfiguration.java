@@ -58,7 +58,7 @@ public final class WheelTimerDurableAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DurableSchemaInitializer durableSchemaInitializer(DataSource dataSource, WheelTimerDurableProperties properties,
+	DurableSchemaInitializer wheelTimerDurableSchemaInitializer(DataSource dataSource, WheelTimerDurableProperties properties,
 			Environment environment) {
 		return new DurableSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema(),
 				tablePrefix(properties, environment));
@@ -67,7 +67,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	DurableCalls durableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
+	DurableCalls wheelTimerDurableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
 			BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
@@ -77,13 +77,13 @@ public final class WheelTimerDurableAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedCalls delayedCalls(DurableCalls calls) {
+	DelayedCalls wheelTimerDelayedCalls(DurableCalls calls) {
 		return new DelayedCalls(calls);
 	}
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DurableCompletionPostProcessor durableCompletionPostProcessor(ObjectProvider<DurableCalls> calls) {
+	static DurableCompletionPostProcessor wheelTimerDurableCompletionPostProcessor(ObjectProvider<DurableCalls> calls) {
 		return new DurableCompletionPostProcessor(calls);
 	}
 
@@ -106,7 +106,7 @@ public final class WheelTimerDurableAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DurableCallsMetrics durableCallsMetrics(DurableCalls calls) {
+		DurableCallsMetrics wheelTimerDurableCallsMetrics(DurableCalls calls) {
 			return new DurableCallsMetrics(calls);
 		}
 

@@ -54,7 +54,7 @@ public final class WheelTimerObservationAutoConfiguration {
 	/** Without an {@link ObservationRegistry}: the caller's context is carried, and nothing observed. */
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedCallObserver delayedCallObserver(ApplicationContext context) {
+	DelayedCallObserver wheelTimerDelayedCallObserver(ApplicationContext context) {
 		return new PropagatingCallObserver(present(MDC, context), present(CONTEXT_SNAPSHOT, context));
 	}
 
@@ -69,7 +69,7 @@ public final class WheelTimerObservationAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(DelayedCallObserver.class)
-		ObservingCallObserver delayedCallObserver(ObservationRegistry registry,
+		ObservingCallObserver wheelTimerDelayedCallObserver(ObservationRegistry registry,
 				ObjectProvider<DelayedCallObservationConvention> convention, ObjectProvider<TraceParents> traceParents,
 				ApplicationContext context) {
 			TraceParents fromTracer = traceParents.getIfAvailable();
@@ -93,7 +93,7 @@ public final class WheelTimerObservationAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Order(DURABLE_CALL_TRACING_HANDLER_ORDER)
-		DurableCallTracingObservationHandler durableCallTracingObservationHandler(Tracer tracer) {
+		DurableCallTracingObservationHandler wheelTimerDurableCallTracingObservationHandler(Tracer tracer) {
 			return new DurableCallTracingObservationHandler(tracer);
 		}
 

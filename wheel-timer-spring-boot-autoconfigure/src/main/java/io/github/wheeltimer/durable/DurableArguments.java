@@ -39,6 +39,15 @@ final class DurableArguments {
 	private final ObjectReader[] readers;
 
 	/**
+	 * The mapper durable arguments are written and read with, derived once from the application's.
+	 * @param application the application's mapper
+	 * @return the mapper for durable arguments
+	 */
+	static JsonMapper mapperFor(JsonMapper application) {
+		return application;
+	}
+
+	/**
 	 * @throws IllegalArgumentException naming the parameter if its type cannot make the round
 	 * trip through JSON
 	 */

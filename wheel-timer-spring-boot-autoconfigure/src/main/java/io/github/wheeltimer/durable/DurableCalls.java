@@ -206,7 +206,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.store = new DurableCallStore(dataSource, DurableDialect.of(dataSource), settings.tablePrefix(),
 				settings.lease());
 		this.settings = settings;
-		this.mapper = mapper;
+		this.mapper = DurableArguments.mapperFor(mapper);
 		this.pollTimer = pollTimer;
 		this.pollExecutor = Executors.newSingleThreadExecutor((task) -> {
 			Thread thread = new Thread(task, "wheel-timer-durable-poll-run");

@@ -28,23 +28,23 @@ import org.springframework.core.annotation.Order;
 public final class VirtualWheelTimeAutoConfiguration {
 
 	@Bean
-	VirtualWheelClock virtualWheelClock() {
+	VirtualWheelClock wheelTimerVirtualClock() {
 		return new VirtualWheelClock(new VirtualTicker(), Instant.now());
 	}
 
 	@Bean
 	@Order(Ordered.LOWEST_PRECEDENCE)
-	WheelTimerBuilderCustomizer virtualWheelTimeCustomizer(VirtualWheelClock clock) {
+	WheelTimerBuilderCustomizer wheelTimerVirtualTimeCustomizer(VirtualWheelClock clock) {
 		return (builder) -> builder.ticker(clock.ticker());
 	}
 
 	@Bean
-	static VirtualTimersCheck virtualTimersCheck(ObjectProvider<VirtualWheelClock> clock) {
+	static VirtualTimersCheck wheelTimerVirtualTimersCheck(ObjectProvider<VirtualWheelClock> clock) {
 		return new VirtualTimersCheck(clock);
 	}
 
 	@Bean
-	VirtualTimeLifecycle virtualTimeLifecycle(VirtualWheelClock clock, ListableBeanFactory beanFactory) {
+	VirtualTimeLifecycle wheelTimerVirtualTimeLifecycle(VirtualWheelClock clock, ListableBeanFactory beanFactory) {
 		return new VirtualTimeLifecycle(clock, beanFactory);
 	}
 
@@ -57,7 +57,7 @@ public final class VirtualWheelTimeAutoConfiguration {
 	static class DurableCallsConfiguration {
 
 		@Bean
-		SmartInitializingSingleton virtualTimeAwaitsDurablePolls(VirtualWheelClock clock,
+		SmartInitializingSingleton wheelTimerVirtualTimeAwaitsDurablePolls(VirtualWheelClock clock,
 				ObjectProvider<DurableCalls> calls) {
 			return () -> calls.ifAvailable((durable) -> clock.ticker().awaitAlso(durable::busy));
 		}
