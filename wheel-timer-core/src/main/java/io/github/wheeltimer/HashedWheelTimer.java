@@ -243,12 +243,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	private HashedWheelTimer(Builder builder) {
 		this.tickNanos = validTickNanos(builder.tickDuration);
-		int wheelSize = validTicksPerWheel(builder.ticksPerWheel);
-		if (this.tickNanos > Long.MAX_VALUE / wheelSize) {
-			throw new InvalidTimerSettingException("ticksPerWheel", builder.ticksPerWheel, "(rounded up to " + wheelSize
-					+ ") times tickDuration (" + builder.tickDuration
-					+ ") must not exceed Long.MAX_VALUE nanoseconds (about 292 years)");
-		}
+		int wheelSize = validWheelSize(builder, this.tickNanos);
 		this.maxPendingTimeouts = Math.max(0, builder.maxPendingTimeouts);
 		this.limitedPending = (this.maxPendingTimeouts > 0) ? new AtomicLong() : null;
 		this.threadFactory = (builder.threadFactory != null) ? builder.threadFactory
@@ -286,6 +281,17 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		catch (ArithmeticException ex) {
 			throw new InvalidTimerSettingException("tickDuration", tickDuration, "must fit in a long of nanoseconds");
 		}
+	}
+
+	/** The wheel size the builder's setting rounds up to, and a turn of it fits in a long of nanoseconds. */
+	private static int validWheelSize(Builder builder, long tickNanos) {
+		int wheelSize = validTicksPerWheel(builder.ticksPerWheel);
+		if (tickNanos > Long.MAX_VALUE / wheelSize) {
+			throw new InvalidTimerSettingException("ticksPerWheel", builder.ticksPerWheel, "(rounded up to " + wheelSize
+					+ ") times tickDuration (" + builder.tickDuration
+					+ ") must not exceed Long.MAX_VALUE nanoseconds (about 292 years)");
+		}
+		return wheelSize;
 	}
 
 	private static int validTicksPerWheel(int ticksPerWheel) {
@@ -862,6 +868,18 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		 */
 		public Builder ticker(Ticker ticker) {
 			this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+			return this;
+		}
+
+		/**
+		 * Checks the settings as {@link #build()} does, without building a timer: for a caller
+		 * that takes them from somewhere else (configuration properties) and reports a bad one
+		 * there, before anything builds a timer from them.
+		 * @return this builder
+		 * @throws InvalidTimerSettingException if a setting is out of range; it names the setting
+		 */
+		public Builder validate() {
+			validWheelSize(this, validTickNanos(this.tickDuration));
 			return this;
 		}
 

@@ -87,6 +87,21 @@ class HashedWheelTimerArgumentTests {
 	}
 
 	@Test
+	void validateRefusesWhatBuildRefusesWithoutBuildingATimer() {
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
+			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofNanos(500_000)).validate())
+			.withMessage("tickDuration must be at least 1ms, was PT0.0005S");
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
+			.isThrownBy(() -> HashedWheelTimer.builder().ticksPerWheel(0).validate())
+			.satisfies((invalid) -> assertThat(invalid.getSetting()).isEqualTo("ticksPerWheel"));
+		assertThatExceptionOfType(InvalidTimerSettingException.class)
+			.isThrownBy(() -> HashedWheelTimer.builder().tickDuration(Duration.ofHours(3)).ticksPerWheel(1_000_000).validate())
+			.withMessageContaining("must not exceed Long.MAX_VALUE nanoseconds");
+		HashedWheelTimer.Builder fine = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(1)).ticksPerWheel(1 << 30);
+		assertThat(fine.validate()).isSameAs(fine);
+	}
+
+	@Test
 	void nullArgumentsAreNamed() {
 		HashedWheelTimer timer = new HashedWheelTimer();
 		assertThatNullPointerException().isThrownBy(() -> timer.newTimeout(null, 1, TimeUnit.SECONDS))

@@ -19,11 +19,11 @@ import org.springframework.core.env.Environment;
  * executor that runs each timer's delayed methods, and how each timer stops. Timers the
  * application defines itself get the default timer's settings.
  * <p>
- * Created once, at startup, when the first timer is built; it checks the starter's own rules on
- * every timer's settings then, so such a bad value fails startup even on a timer that nothing
- * uses yet. The timer's own rules are checked as each timer is built: at startup too, unless the
- * context initializes its beans lazily. Immutable after that apart from the executors it has
- * looked up, which any thread may look up (a concurrent map).
+ * Created once, at startup, before anything builds a timer; it checks every timer's settings
+ * then, the starter's rules and the timer's own, so that a bad value fails startup with a report
+ * naming its property whichever bean needs a timer first, even on a timer that nothing uses yet.
+ * Immutable after that apart from the executors it has looked up, which any thread may look up (a
+ * concurrent map).
  */
 final class ConfiguredTimers {
 

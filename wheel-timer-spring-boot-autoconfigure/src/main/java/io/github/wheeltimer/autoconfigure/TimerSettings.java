@@ -17,7 +17,7 @@ import org.springframework.core.env.Environment;
  * {@code wheel-timer.timers.<name>.*} or, where that is left out, from the default's. This is the
  * one place that maps the timer's settings to properties: the timer checks its own settings, and
  * its {@link InvalidTimerSettingException} is turned here into a startup failure that names the
- * property that gave the bad value. Only the starter's own rules are checked here.
+ * property that gave the bad value.
  *
  * @param name the timer's bean name
  */
@@ -74,7 +74,7 @@ record TimerSettings(String name, Setting<Duration> tickDuration, Setting<Intege
 						defaults.awaitTermination()));
 	}
 
-	/** The starter's own rules; the timer's are checked by the timer when it is built. */
+	/** The starter's own rules, then the timer's. */
 	void validate(Environment environment) {
 		if (this.maxPendingTimeouts.value() == null || this.maxPendingTimeouts.value() < 0) {
 			throw invalid(environment, this.maxPendingTimeouts,
@@ -91,6 +91,14 @@ record TimerSettings(String name, Setting<Duration> tickDuration, Setting<Intege
 		}
 		if (this.tickDuration.value() == null) {
 			throw invalid(environment, this.tickDuration, "The tick duration must be given.");
+		}
+		// The timer's own rules too, now: whichever bean builds a timer first (the durable calls' poll
+		// timer, a timer of the application's own from the builder bean), the report names the property.
+		try {
+			applyTo(HashedWheelTimer.builder()).validate();
+		}
+		catch (InvalidTimerSettingException ex) {
+			throw reported(ex, environment);
 		}
 	}
 
@@ -111,13 +119,18 @@ record TimerSettings(String name, Setting<Duration> tickDuration, Setting<Intege
 			return builder.build();
 		}
 		catch (InvalidTimerSettingException ex) {
-			Setting<?> setting = Map.<String, Setting<?>>of("tickDuration", this.tickDuration, "ticksPerWheel",
-					this.ticksPerWheel, "maxPendingTimeouts", this.maxPendingTimeouts).get(ex.getSetting());
-			if (setting == null || !String.valueOf(setting.value()).equals(String.valueOf(ex.getValue()))) {
-				throw ex;
-			}
-			throw invalid(environment, setting, "The timer's " + ex.getSetting() + " " + ex.getReason() + ".");
+			throw reported(ex, environment);
 		}
+	}
+
+	/** The property that gave the refused value, or the timer's own exception if none did. */
+	private RuntimeException reported(InvalidTimerSettingException ex, Environment environment) {
+		Setting<?> setting = Map.<String, Setting<?>>of("tickDuration", this.tickDuration, "ticksPerWheel",
+				this.ticksPerWheel, "maxPendingTimeouts", this.maxPendingTimeouts).get(ex.getSetting());
+		if (setting == null || !String.valueOf(setting.value()).equals(String.valueOf(ex.getValue()))) {
+			return ex;
+		}
+		return invalid(environment, setting, "The timer's " + ex.getSetting() + " " + ex.getReason() + ".");
 	}
 
 	private static void requireNotNegative(Environment environment, Setting<Duration> setting) {
