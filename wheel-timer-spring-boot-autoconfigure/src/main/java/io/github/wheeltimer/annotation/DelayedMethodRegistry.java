@@ -74,7 +74,7 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 
 	/**
 	 * Resolves the annotation of every {@link DelayedExecution} method of the beans defined in the
-	 * context.
+	 * context, and warns about those that their own bean calls directly.
 	 * @throws InvalidDelayedExecutionException if an annotation is wrong
 	 */
 	@Override
@@ -101,6 +101,8 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 			}
 			delayed.ifPresent((method) -> requireIntercepted(beanName, method));
 		}
+		SelfInvocations
+			.warnAbout(inspected.keySet().stream().filter((type) -> inspected.get(type).isPresent()).toList());
 	}
 
 	/**
