@@ -4,12 +4,11 @@ import io.github.wheeltimer.durable.DurableCalls;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.dao.DataAccessException;
 
 /**
- * The health of durable delayed calls: {@code DOWN} while their database cannot be reached (the
- * last poll or heartbeat failed; calls made meanwhile fail in their caller's thread, and calls due
- * meanwhile run once it answers), {@code UP} otherwise. Details: the calls this instance holds, and
+ * The health of durable delayed calls: {@code DOWN} while their database cannot be reached (calls
+ * made meanwhile fail in their caller's thread, and calls due meanwhile run once it answers) or
+ * lacks their tables, as the last poll, heartbeat or call found it; {@code UP} otherwise. Details: the calls this instance holds, and
  * the failure. It reads what the last poll and heartbeat saw: no statement of its own.
  */
 public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
@@ -27,9 +26,9 @@ public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		DataAccessException outage = this.durable.outage();
-		if (outage != null) {
-			builder.down().withDetail("failure", "The database cannot be reached: " + outage.getMessage());
+		String problem = this.durable.problem();
+		if (problem != null) {
+			builder.down().withDetail("failure", problem);
 		}
 		else {
 			builder.up();

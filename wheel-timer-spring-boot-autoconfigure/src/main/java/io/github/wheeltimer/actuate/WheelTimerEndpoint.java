@@ -10,10 +10,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import io.github.wheeltimer.HashedWheelTimer;
-import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedMethod;
@@ -43,9 +41,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code POST /actuator/wheeltimer/{name}}, with an optional body
  * {@code {"drainTimeout": "PT5S"}}: stops the timer gracefully and reports what fired during the
  * drain and what was left. The calls left have their futures cancelled.</li>
+ * <li>{@code GET /actuator/wheeltimer/durable/failed}, with an optional {@code ?method=orders.remind}:
+ * the newest failed durable calls, with their key and error.</li>
  * <li>{@code POST /actuator/wheeltimer/durable/failed}, with an optional body
  * {@code {"method": "orders.remind"}}: puts the failed durable calls (all, or of one method id)
- * back to pending, due now, for any instance to run again.</li>
+ * back to pending, due now, for any instance to run again; each gets its key back, unless a
+ * pending call holds it now.</li>
  * </ul>
  * The two {@code POST}s need write access ({@code management.endpoint.wheeltimer.access=unrestricted}):
  * the endpoint is read-only by default.
@@ -74,9 +75,7 @@ public class WheelTimerEndpoint {
 
 	private final Function<String, Duration> defaultDrainTimeouts;
 
-	private final Supplier<@Nullable DurableCallsDescriptor> durable;
-
-	private final @Nullable DurableCalls durableCalls;
+	private final @Nullable DurableCallsOperations durable;
 
 	/**
 	 * Creates the endpoint.
@@ -96,12 +95,12 @@ public class WheelTimerEndpoint {
 	 * @param registry the {@code @DelayedExecution} methods, or {@code null} if there are none
 	 * @param defaultDrainTimeouts how long a stop of the timer of a given bean name drains when
 	 * the request does not say
-	 * @param durable this instance's durable calls, or {@code null} if they are off
+	 * @param durable what the endpoint reads and changes of durable calls, or {@code null} if they
+	 * are off
 	 */
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
-			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCalls durable) {
-		this.durable = (durable != null) ? () -> DurableCallsDescriptor.of(durable) : () -> null;
-		this.durableCalls = durable;
+			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCallsOperations durable) {
+		this.durable = durable;
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
 		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
 		this.registry = registry;
@@ -116,7 +115,7 @@ public class WheelTimerEndpoint {
 	public WheelTimersDescriptor timers() {
 		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
 		this.timers.forEach((name, timer) -> descriptors.put(name, WheelTimerDescriptor.of(timer.snapshot())));
-		return new WheelTimersDescriptor(descriptors, this.durable.get());
+		return new WheelTimersDescriptor(descriptors, (this.durable != null) ? this.durable.describe() : null);
 	}
 
 	/**
@@ -189,34 +188,58 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * Re-queues failed durable calls: they are pending again, due now, with no error and no
-	 * attempts, for any instance to run. Answers at {@code POST /actuator/wheeltimer/durable/failed}.
+	 * Lists the newest failed durable calls, with their key and error. Answers at
+	 * {@code GET /actuator/wheeltimer/durable/failed}.
 	 * @param section {@code durable}
 	 * @param calls {@code failed}
 	 * @param method only the failed calls of this durable method id, or {@code null} for all
-	 * @return how many were re-queued, or {@code null} if durable calls are off or the path names
+	 * @return the failed calls, or {@code null} if durable calls are off or the path names
+	 * something else
+	 */
+	@ReadOperation
+	public @Nullable FailedCallsDescriptor failed(@Selector String section, @Selector String calls,
+			@Nullable String method) {
+		DurableCallsOperations durable = this.durable;
+		if (durable == null || !FAILED_PATH.equals(section + "/" + calls)) {
+			return null;
+		}
+		return durable.failed(methodId(method));
+	}
+
+	/**
+	 * Re-queues failed durable calls: they are pending again, due now, with no error and no
+	 * attempts, for any instance to run; each gets its key back, unless a pending call holds it
+	 * now (it then stays failed, listed in the answer). Answers at
+	 * {@code POST /actuator/wheeltimer/durable/failed}.
+	 * @param section {@code durable}
+	 * @param calls {@code failed}
+	 * @param method only the failed calls of this durable method id, or {@code null} for all
+	 * @return what was re-queued, or {@code null} if durable calls are off or the path names
 	 * something else
 	 */
 	@WriteOperation
 	public @Nullable RequeueDescriptor requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		DurableCalls durable = this.durableCalls;
-		if (durable == null || !REQUEUE_PATH.equals(section + "/" + calls)) {
+		DurableCallsOperations durable = this.durable;
+		if (durable == null || !FAILED_PATH.equals(section + "/" + calls)) {
 			return null;
 		}
-		String methodId = (method != null && !method.isBlank()) ? method.trim() : null;
-		return new RequeueDescriptor(methodId, durable.requeueFailed(methodId));
+		return durable.requeue(methodId(method));
 	}
 
-	/** The path, below the endpoint's, that re-queues failed durable calls. */
-	static final String REQUEUE_PATH = "durable/failed";
+	private static @Nullable String methodId(@Nullable String method) {
+		return (method != null && !method.isBlank()) ? method.trim() : null;
+	}
+
+	/** The path, below the endpoint's, of the failed durable calls. */
+	static final String FAILED_PATH = "durable/failed";
 
 	/**
-	 * Whether durable calls are on, so that failed ones can be re-queued.
+	 * Whether durable calls are on, so that failed ones can be listed and re-queued.
 	 * @return {@code true} if they are
 	 */
 	boolean durableCalls() {
-		return this.durableCalls != null;
+		return this.durable != null;
 	}
 
 	/**
@@ -245,8 +268,24 @@ public class WheelTimerEndpoint {
 	 *
 	 * @param method the method id whose failed calls were re-queued, or {@code null} for all
 	 * @param requeued how many calls are pending again
+	 * @param keyInUse the failed calls left failed because a pending call of the same method holds
+	 * their key now (a newer call replaced them, as it would have replaced them pending); cancel
+	 * that call first to run one of them again
 	 */
-	public record RequeueDescriptor(@Nullable String method, int requeued) implements OperationResponseBody {
+	public record RequeueDescriptor(@Nullable String method, int requeued,
+			List<DurableCallsDescriptor.FailedCallDescriptor> keyInUse) implements OperationResponseBody {
+	}
+
+	/**
+	 * The failed durable calls.
+	 *
+	 * @param method the method id whose failed calls these are, or {@code null} for all
+	 * @param total how many failed calls the database keeps (for
+	 * {@code wheel-timer.durable.failed-retention})
+	 * @param newest the newest of them, at most 100
+	 */
+	public record FailedCallsDescriptor(@Nullable String method, long total,
+			List<DurableCallsDescriptor.FailedCallDescriptor> newest) implements OperationResponseBody {
 	}
 
 	/**

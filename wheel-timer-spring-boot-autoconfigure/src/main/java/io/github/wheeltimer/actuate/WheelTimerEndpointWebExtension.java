@@ -71,6 +71,21 @@ public class WheelTimerEndpointWebExtension {
 	}
 
 	/**
+	 * Lists failed durable calls; see {@link WheelTimerEndpoint#failed(String, String, String)}.
+	 * @param section {@code durable}
+	 * @param calls {@code failed}
+	 * @param method only the failed calls of this durable method id, or {@code null} for all
+	 * @return the failed calls; a 404 if durable calls are off or the path is not
+	 * {@code durable/failed}
+	 */
+	@ReadOperation
+	public WebEndpointResponse<OperationResponseBody> failed(@Selector String section, @Selector String calls,
+			@Nullable String method) {
+		WheelTimerEndpoint.FailedCallsDescriptor failed = this.delegate.failed(section, calls, method);
+		return (failed != null) ? new WebEndpointResponse<>(failed) : durableNotFound(section, calls);
+	}
+
+	/**
 	 * Re-queues failed durable calls; see {@link WheelTimerEndpoint#requeue(String, String, String)}.
 	 * @param section {@code durable}
 	 * @param calls {@code failed}
@@ -82,14 +97,15 @@ public class WheelTimerEndpointWebExtension {
 	public WebEndpointResponse<OperationResponseBody> requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
 		WheelTimerEndpoint.RequeueDescriptor requeued = this.delegate.requeue(section, calls, method);
-		if (requeued != null) {
-			return new WebEndpointResponse<>(requeued);
-		}
+		return (requeued != null) ? new WebEndpointResponse<>(requeued) : durableNotFound(section, calls);
+	}
+
+	private WebEndpointResponse<OperationResponseBody> durableNotFound(String section, String calls) {
 		String why = this.delegate.durableCalls()
-				? "Nothing at '" + section + "/" + calls + "'; failed durable calls are re-queued at '"
-						+ WheelTimerEndpoint.REQUEUE_PATH + "'"
+				? "Nothing at '" + section + "/" + calls + "'; failed durable calls are listed and re-queued at '"
+						+ WheelTimerEndpoint.FAILED_PATH + "'"
 				: "Durable calls are off (wheel-timer.durable.enabled, or no durable method), so there are no failed"
-						+ " calls to re-queue";
+						+ " calls to list or re-queue";
 		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", why),
 				WebEndpointResponse.STATUS_NOT_FOUND);
 	}

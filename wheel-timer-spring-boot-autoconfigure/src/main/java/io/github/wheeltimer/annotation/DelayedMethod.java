@@ -223,7 +223,9 @@ public final class DelayedMethod {
 	 */
 	@Nullable Object schedule(MethodInvocation invocation) {
 		if (this.durable != null) {
-			return this.durable.schedule(invocation);
+			Object result = this.durable.schedule(invocation);
+			this.calls.increment();
+			return result;
 		}
 		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
 		DelayedCall call = new DelayedCall(this, invocation, result, this.observer.capture());

@@ -69,8 +69,12 @@ public final class WheelTimerDurableAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	DurableCalls wheelTimerDurableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
-			BeanFactory beanFactory, Environment environment) {
+			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
+		// Its script runs first, in a context without Spring Boot's database initialization ordering
+		// too: the durable calls check their tables when they are created.
+		schema.ifAvailable((initializer) -> {
+		});
 		HashedWheelTimer pollTimer = builders.getObject().threadFactory(daemon("wheel-timer-durable-poll")).build();
 		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer, beanFactory);
 	}
@@ -119,6 +123,7 @@ public final class WheelTimerDurableAutoConfiguration {
 		requirePositive(environment, prefix + "heartbeat-interval", properties.getHeartbeatInterval());
 		requirePositive(environment, prefix + "lease", properties.getLease());
 		requirePositive(environment, prefix + "failed-retention", properties.getFailedRetention());
+		requirePositive(environment, prefix + "shutdown-timeout", properties.getShutdownTimeout());
 		if (properties.getPollInterval().compareTo(properties.getHorizon()) >= 0) {
 			throw InvalidPropertyValues.invalid(environment, prefix + "poll-interval", properties.getPollInterval(),
 					"must be shorter than wheel-timer.durable.horizon (" + properties.getHorizon()
@@ -134,14 +139,15 @@ public final class WheelTimerDurableAutoConfiguration {
 					"must be 1 or more");
 		}
 		String name = properties.getInstanceName();
-		if (name == null || name.isBlank()) {
+		boolean configured = name != null && !name.isBlank();
+		if (!configured) {
 			name = environment.getProperty("spring.application.name", "application") + "@"
 					+ ManagementFactory.getRuntimeMXBean().getName();
 		}
 		return new DurableSettings(properties.getHorizon(), properties.getPollInterval(),
 				properties.getHeartbeatInterval(), properties.getLease(), properties.getBatchSize(),
-				properties.getFailedRetention(), (name.length() > 200) ? name.substring(0, 200) : name,
-				tablePrefix(properties, environment));
+				properties.getFailedRetention(), name.trim(), configured, tablePrefix(properties, environment),
+				properties.getShutdownTimeout());
 	}
 
 	private static String tablePrefix(WheelTimerDurableProperties properties, Environment environment) {

@@ -55,10 +55,19 @@ public class WheelTimerDurableProperties {
 	private Duration failedRetention = Duration.ofDays(7);
 
 	/**
-	 * How this instance is shown to operators. Defaults to spring.application.name (or
-	 * "application"), the host name and the process id.
+	 * Name of this instance, shown to operators. Defaults to spring.application.name (or
+	 * "application"), the process id and the host name. When set, it must be this instance's alone
+	 * (a StatefulSet pod's name): an instance that starts with the name of one that died takes its
+	 * calls over at once, without waiting for its lease.
 	 */
 	private @Nullable String instanceName;
+
+	/**
+	 * Maximum time a stopping instance spends on the database: handing its held calls back and
+	 * leaving the instance table. Past it, or once the database is known unreachable, the rest is
+	 * left to the lease, as after a crash.
+	 */
+	private Duration shutdownTimeout = Duration.ofSeconds(5);
 
 	private final Jdbc jdbc = new Jdbc();
 
@@ -124,6 +133,14 @@ public class WheelTimerDurableProperties {
 
 	public void setInstanceName(@Nullable String instanceName) {
 		this.instanceName = instanceName;
+	}
+
+	public Duration getShutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public void setShutdownTimeout(Duration shutdownTimeout) {
+		this.shutdownTimeout = shutdownTimeout;
 	}
 
 	public Jdbc getJdbc() {

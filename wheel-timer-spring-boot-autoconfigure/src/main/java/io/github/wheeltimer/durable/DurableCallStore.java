@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -46,7 +47,24 @@ public final class DurableCallStore {
 
 	static final String FAILED = "FAILED";
 
+	/** The length of {@code method_id}, in UTF-16 units (see {@link StoredText}). */
+	static final int METHOD_ID_LENGTH = 200;
+
+	/** The length of {@code call_key}, in UTF-16 units. */
+	static final int KEY_LENGTH = 500;
+
+	/** The length of an instance's {@code name}, in UTF-16 units. */
+	static final int NAME_LENGTH = 200;
+
 	private static final int ERROR_LENGTH = 4000;
+
+	/** Every column of the calls' table, as the script in the jar creates it. */
+	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
+			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "failed_key");
+
+	/** Every column of the instances' table. */
+	private static final List<String> INSTANCE_COLUMNS = List.of("id", "name", "started_at", "heartbeat_at",
+			"methods");
 
 	/** The most rows one take-over statement releases. */
 	private static final int RELEASE_CHUNK = 1000;
@@ -110,6 +128,43 @@ public final class DurableCallStore {
 		return "SELECT id, method_id, call_key, arguments, due_at, attempts, trace_parent FROM " + this.calls + " WHERE state = '"
 				+ PENDING + "' AND due_at <= ? AND method_id IN (" + String.join(", ", Collections.nCopies(methodIds, "?"))
 				+ ") ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED";
+	}
+
+	/**
+	 * Checks that both tables exist with every column this version writes, so that a database
+	 * without them fails startup with what to do, not the first statement of a poll.
+	 * @throws DurableSchemaMissingException naming what is missing
+	 */
+	void requireSchema() {
+		List<String> missing = new ArrayList<>();
+		missing.addAll(missingOf(this.calls, CALL_COLUMNS));
+		missing.addAll(missingOf(this.instances, INSTANCE_COLUMNS));
+		if (!missing.isEmpty()) {
+			throw new DurableSchemaMissingException(missing, DurableSchemaInitializer.script(this.dialect));
+		}
+	}
+
+	/** @return the table, if it is missing, else its missing columns as {@code table.column} */
+	private List<String> missingOf(String table, List<String> columns) {
+		if (answers("SELECT " + String.join(", ", columns) + " FROM " + table + " WHERE 1 = 0")) {
+			return List.of();
+		}
+		if (!answers("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+			return List.of(table);
+		}
+		return columns.stream().filter((column) -> !answers("SELECT " + column + " FROM " + table + " WHERE 1 = 0"))
+			.map((column) -> table + "." + column)
+			.toList();
+	}
+
+	private boolean answers(String query) {
+		try {
+			this.jdbc.queryForList(query);
+			return true;
+		}
+		catch (InvalidDataAccessResourceUsageException missing) {
+			return false;
+		}
 	}
 
 	/** @return the start gate's statement, for a test of its plan */
@@ -248,10 +303,15 @@ public final class DurableCallStore {
 				+ " state = '" + RUNNING + "' AND attempts = ?", id, owner, attempt) == 1;
 	}
 
-	void fail(UUID id, String error) {
-		String shortened = (error.length() > ERROR_LENGTH) ? error.substring(0, ERROR_LENGTH) : error;
+	/**
+	 * Keeps the call's row as failed, with why, for operators.
+	 * @param key the call's key, kept apart from the pending calls' keys: a new call may take it,
+	 * and a re-queue gives it back if none did
+	 */
+	void fail(UUID id, @Nullable String key, String error) {
 		this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, call_key = NULL,"
-				+ " finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ?", shortened, id);
+				+ " failed_key = ?, finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ?", key,
+				StoredText.of(error, ERROR_LENGTH), id);
 	}
 
 	/**
@@ -267,19 +327,36 @@ public final class DurableCallStore {
 		// Rows locked by a transaction still open (a delayed method's finish on an instance frozen
 		// before its commit, a caller's cancel) are skipped, not waited for: a plain UPDATE would block
 		// every instance's poll for as long as that transaction stays open.
+		Integer released = this.ownTransaction.execute((status) -> release(
+				this.jdbc.queryForList("SELECT id" + this.ofDeadOwners + " FOR UPDATE SKIP LOCKED", UUID.class)));
+		return (released != null) ? released : 0;
+	}
+
+	/**
+	 * Takes over the calls of one instance known to be gone (a previous run of a restarted
+	 * instance), whatever its heartbeat, and removes its row: claimed calls are pending again, and
+	 * so are running ones, which then run again (at least once).
+	 * @return the number of calls taken over
+	 */
+	int releaseCallsOf(UUID owner) {
 		Integer released = this.ownTransaction.execute((status) -> {
-			List<UUID> ids = this.jdbc.queryForList("SELECT id" + this.ofDeadOwners + " FOR UPDATE SKIP LOCKED",
-					UUID.class);
-			int count = 0;
-			for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
-				List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
-				count += this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
-						+ " WHERE id IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")",
-						chunk.toArray());
-			}
+			int count = release(this.jdbc.queryForList("SELECT id FROM " + this.calls + " WHERE state IN ('" + CLAIMED
+					+ "', '" + RUNNING + "') AND owner_id = ? FOR UPDATE SKIP LOCKED", UUID.class, owner));
+			this.jdbc.update("DELETE FROM " + this.instances + " WHERE id = ?", owner);
 			return count;
 		});
 		return (released != null) ? released : 0;
+	}
+
+	/** Puts the locked rows back to pending, a chunk per statement. */
+	private int release(List<UUID> ids) {
+		int count = 0;
+		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
+			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
+			count += this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+					+ " WHERE id IN (" + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")", chunk.toArray());
+		}
+		return count;
 	}
 
 	int deleteFailedBefore(Duration retention) {
@@ -299,7 +376,8 @@ public final class DurableCallStore {
 		if (this.jdbc.update("UPDATE " + this.instances + " SET heartbeat_at = CURRENT_TIMESTAMP WHERE id = ?",
 				instance) == 0) {
 			this.jdbc.update("INSERT INTO " + this.instances + " (id, name, heartbeat_at, methods) VALUES (?, ?,"
-					+ " CURRENT_TIMESTAMP, ?)", instance, name, String.join(METHOD_SEPARATOR, methods));
+					+ " CURRENT_TIMESTAMP, ?)", instance, StoredText.of(name, NAME_LENGTH),
+					String.join(METHOD_SEPARATOR, methods));
 		}
 	}
 
@@ -313,12 +391,25 @@ public final class DurableCallStore {
 				(rs, n) -> new StateCount(rs.getString(1), rs.getLong(2), instant(rs, 3)));
 	}
 
-	List<FailedCall> failed(int limit) {
-		return this.jdbc.query("SELECT id, method_id, attempts, finished_at, last_error FROM " + this.calls
-				+ " WHERE state = '" + FAILED + "' ORDER BY finished_at DESC LIMIT ?",
-				(rs, n) -> new FailedCall(rs.getObject(1, UUID.class), rs.getString(2), rs.getInt(3), instant(rs, 4),
-						rs.getString(5)),
-				limit);
+	/**
+	 * @param methodId only this method's, or {@code null} for all
+	 * @return the newest failed calls, at most {@code limit}
+	 */
+	List<FailedCall> failed(@Nullable String methodId, int limit) {
+		String select = "SELECT id, method_id, failed_key, attempts, finished_at, last_error FROM " + this.calls
+				+ " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
+				+ " ORDER BY finished_at DESC LIMIT ?";
+		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
+		return this.jdbc.query(select, (rs, n) -> new FailedCall(rs.getObject(1, UUID.class), rs.getString(2),
+				rs.getString(3), rs.getInt(4), instant(rs, 5), rs.getString(6)), arguments);
+	}
+
+	/** @return how many calls failed, of one method or of all ({@code null}) */
+	long countFailed(@Nullable String methodId) {
+		String count = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + FAILED + "'";
+		Long failed = (methodId != null) ? this.jdbc.queryForObject(count + " AND method_id = ?", Long.class, methodId)
+				: this.jdbc.queryForObject(count, Long.class);
+		return (failed != null) ? failed : 0;
 	}
 
 	List<Instance> instances(Duration lease) {
@@ -335,16 +426,47 @@ public final class DurableCallStore {
 
 	/**
 	 * Puts failed calls back to pending, due now, as if new: no error, no attempts, so that their
-	 * next start is not taken for a re-run after a crash.
+	 * next start is not taken for a re-run after a crash. A call that had a key gets it back, so
+	 * that it can be cancelled or replaced by key again, unless a pending call holds that key now
+	 * (a newer call with the key replaced it, as it would have replaced it pending): that call stays
+	 * failed. Of several failed calls with one key, the newest gets it back.
 	 * @param methodId only this method's, or {@code null} for all
 	 * @param due the due time to give them
-	 * @return the number of calls re-queued
+	 * @return what was re-queued
 	 */
-	int requeueFailed(@Nullable String methodId, Instant due) {
-		String update = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, attempts = 0,"
-				+ " finished_at = NULL, last_error = NULL WHERE state = '" + FAILED + "'";
-		return (methodId != null) ? this.jdbc.update(update + " AND method_id = ?", timestamp(due), methodId)
-				: this.jdbc.update(update, timestamp(due));
+	Requeued requeueFailed(@Nullable String methodId, Instant due) {
+		String requeue = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, attempts = 0,"
+				+ " finished_at = NULL, last_error = NULL";
+		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
+		Object[] keyless = (methodId != null) ? new Object[] { timestamp(due), methodId }
+				: new Object[] { timestamp(due) };
+		int requeued = this.jdbc.update(requeue + " WHERE state = '" + FAILED + "' AND failed_key IS NULL" + ofMethod,
+				keyless);
+		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, failed_key FROM " + this.calls + " WHERE state = '"
+				+ FAILED + "' AND failed_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
+				(rs, n) -> new FailedCall(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), 0, null, null),
+				(methodId != null) ? new Object[] { methodId } : new Object[0]);
+		// One statement each, a key given back only if no pending call holds it: rare, an operator's action.
+		String giveBack = requeue + ", call_key = failed_key, failed_key = NULL WHERE id = ? AND state = '" + FAILED
+				+ "' AND NOT EXISTS (SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?)";
+		List<FailedCall> keyHeld = new ArrayList<>();
+		for (FailedCall call : keyed) {
+			boolean back;
+			try {
+				back = this.jdbc.update(giveBack, timestamp(due), call.id(), call.methodId(), call.key()) == 1;
+			}
+			catch (DuplicateKeyException raced) {
+				// A caller took the key between the check and the update.
+				back = false;
+			}
+			if (back) {
+				requeued++;
+			}
+			else {
+				keyHeld.add(call);
+			}
+		}
+		return new Requeued(requeued, keyHeld);
 	}
 
 	/** @return the pending calls per method id that is not in {@code known} */
@@ -389,12 +511,21 @@ public final class DurableCallStore {
 	 * A call whose method threw, or whose row could not be run.
 	 * @param id the call's id
 	 * @param methodId the method's id
+	 * @param key its key, if it had one
 	 * @param attempts how many times it started
 	 * @param failedAt when it failed, by the database's clock
 	 * @param error the reason
 	 */
-	public record FailedCall(UUID id, String methodId, int attempts, @Nullable Instant failedAt,
+	public record FailedCall(UUID id, String methodId, @Nullable String key, int attempts, @Nullable Instant failedAt,
 			@Nullable String error) {
+	}
+
+	/**
+	 * What a re-queue of failed calls did.
+	 * @param requeued how many calls are pending again
+	 * @param keyHeld the failed calls left failed because a pending call holds their key
+	 */
+	public record Requeued(int requeued, List<FailedCall> keyHeld) {
 	}
 
 	/**

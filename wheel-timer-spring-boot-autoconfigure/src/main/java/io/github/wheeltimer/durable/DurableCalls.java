@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
@@ -31,6 +32,7 @@ import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.durable.DatabaseProblems.Source;
 import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -44,6 +46,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -69,6 +72,8 @@ import org.springframework.util.StringUtils;
  * The database decides every race between instances (a claim skips locked rows, the gate is one
  * conditional update); in memory, {@code held} and the counters are concurrent, and a database
  * write that failed during an outage is queued in {@code deferred} and retried by the next poll.
+ * What is wrong with the database is said once, by {@link DatabaseProblems}; a write the database
+ * refuses for one row's data is given up for that row alone.
  */
 public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
@@ -131,7 +136,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private final Map<UUID, WeakReference<DurableResult>> futures = new ConcurrentHashMap<>();
 
 	/** Writes that failed (the database was unreachable), retried by the next poll. */
-	private final Queue<Runnable> deferred = new ConcurrentLinkedQueue<>();
+	private final Queue<Write> deferred = new ConcurrentLinkedQueue<>();
+
+	private final DatabaseProblems problems = new DatabaseProblems();
+
+	/**
+	 * The instance rows that had this instance's configured name when it started, with the
+	 * heartbeat each had then: its previous run, killed, whose calls it takes at once once the
+	 * heartbeat is seen to have stopped. Polls only.
+	 */
+	private final Map<UUID, Instant> predecessors = new ConcurrentHashMap<>();
+
+	/** Set once by the stop: its statements share one time budget. */
+	private volatile @Nullable ShutdownBudget shutdown;
 
 	/**
 	 * Polls launched and not yet ended: what a virtual clock waits for. Counted from the moment a
@@ -192,19 +209,21 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private long lastCleanUpNanos = Long.MIN_VALUE;
 
 	/**
-	 * Creates this instance's share of the durable calls; reaches the database once, to learn
-	 * what it is.
+	 * Creates this instance's share of the durable calls; reaches the database to learn what it
+	 * is, and to check that its tables are there.
 	 * @param dataSource the application's database
 	 * @param settings the settings
 	 * @param mapper the JSON mapper for arguments
 	 * @param pollTimer a private timer for the polls, on the clock the application's timers
 	 * follow; started and stopped by this
 	 * @param beanFactory where the beans of durable methods are found when their calls run
+	 * @throws DurableSchemaMissingException if a table or a column is missing
 	 */
 	public DurableCalls(DataSource dataSource, DurableSettings settings, JsonMapper mapper, HashedWheelTimer pollTimer,
 			BeanFactory beanFactory) {
 		this.store = new DurableCallStore(dataSource, DurableDialect.of(dataSource), settings.tablePrefix(),
 				settings.lease());
+		this.store.requireSchema();
 		this.settings = settings;
 		this.mapper = DurableArguments.mapperFor(mapper);
 		this.pollTimer = pollTimer;
@@ -216,19 +235,33 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.beanFactory = beanFactory;
 		this.systemClock = pollTimer.ticker() == Ticker.system();
 		this.baseNanos = pollTimer.ticker().nanoTime();
-		this.lease = new DurableLease(this.store, this.instance, settings);
+		this.lease = new DurableLease(this.store, this.instance, settings, this.problems);
 	}
 
 	/**
 	 * Resolves the durable side of a method at startup.
-	 * @throws IllegalArgumentException saying what is wrong: a duplicate id, a key that is not
-	 * valid SpEL, a parameter that cannot round-trip through JSON
+	 * @throws IllegalArgumentException saying what is wrong: a duplicate id, an id too long to
+	 * store, a key that is not valid SpEL or names a variable the method does not have, a delay
+	 * too long to store, a parameter that cannot round-trip through JSON
 	 */
 	public DurableMethod register(DelayedMethod method, DelayedExecution annotation, String beanName) {
 		String id = StringUtils.hasText(annotation.id()) ? annotation.id().trim()
 				: method.method().getDeclaringClass().getSimpleName() + "." + method.method().getName();
-		if (id.indexOf('\n') >= 0 || id.indexOf('\r') >= 0) {
-			throw new IllegalArgumentException("its durable id '" + id + "' holds a line break; an id is one line");
+		if (id.indexOf('\n') >= 0 || id.indexOf('\r') >= 0 || id.indexOf('\0') >= 0) {
+			throw new IllegalArgumentException("its durable id '" + id.replace("\0", "\\0")
+					+ "' holds a line break or a NUL character; an id is one line of text");
+		}
+		if (id.length() > DurableCallStore.METHOD_ID_LENGTH) {
+			throw new IllegalArgumentException("its durable id is " + id.length() + " characters long, and ids are"
+					+ " stored in a column of " + DurableCallStore.METHOD_ID_LENGTH + "; give it a shorter"
+					+ " @DelayedExecution(id = \"...\")");
+		}
+		try {
+			method.delay().toNanos();
+		}
+		catch (ArithmeticException tooLong) {
+			throw new IllegalArgumentException("its delay " + method.delay() + " is longer than durable calls keep:"
+					+ " at most about 292 years (a long of nanoseconds, the wheel's own range)", tooLong);
 		}
 		Expression key = null;
 		if (StringUtils.hasText(annotation.key())) {
@@ -239,6 +272,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				throw new IllegalArgumentException("its key \"" + annotation.key() + "\" is not a valid SpEL"
 						+ " expression: " + ex.getMessage(), ex);
 			}
+			KeyVariables.requireKnown((SpelExpression) key, method.method());
 		}
 		DurableArguments arguments;
 		try {
@@ -272,6 +306,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					+ "'; the ids are " + new TreeMap<>(this.methods).keySet());
 		}
 		String text = key.toString();
+		if (!DurableMethod.storable(text)) {
+			// No call could have been made with it.
+			return false;
+		}
 		// Read before the statement: a call made with this key after it must stay on the wheel.
 		UUID before = this.heldByKey.get(heldKey(methodId, text));
 		boolean cancelled = this.store.cancel(methodId, text) > 0;
@@ -307,7 +345,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		Timeout timeout = this.held.get(id);
 		if (timeout != null && timeout.cancel() && timeout.task() instanceof DurableCall call) {
 			release(call);
-			write(() -> this.store.release(id, this.instance), call, "released");
+			write(call, "released", () -> this.store.release(id, this.instance), null);
 		}
 	}
 
@@ -469,21 +507,27 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	boolean start(DurableCall call) {
 		forget(call);
 		try {
-			if (this.store.start(call.id(), this.instance)) {
+			boolean[] passed = new boolean[1];
+			if (!run(() -> passed[0] = this.store.start(call.id(), this.instance))) {
+				// Stopping, and the database does not answer: the row is left to the lease.
+				return false;
+			}
+			if (passed[0]) {
+				this.problems.succeeded(Source.CALLS);
 				this.started.increment();
 				return true;
 			}
 			this.fenced.increment();
 			// Not ours any more (cancelled, replaced, taken over), or our lease lapsed: in that case
 			// the row is still claimed by us, and goes back for whoever is alive.
-			this.store.release(call.id(), this.instance);
+			run(() -> this.store.release(call.id(), this.instance));
 		}
-		catch (DataAccessException ex) {
+		catch (RuntimeException ex) {
 			// One warning for the outage, not one per call due during it.
-			this.lease.failed(ex, "start gate");
-			logger.debug("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database is"
-					+ " unreachable; it is handed back when the database answers: " + ex.getMessage());
-			this.deferred.add(() -> this.store.release(call.id(), this.instance));
+			failed(Source.CALLS, ex);
+			logger.debug("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database"
+					+ " failed; it is handed back when the database answers: " + ex.getMessage());
+			this.deferred.add(new Write(call, "handed back", () -> this.store.release(call.id(), this.instance), null));
 		}
 		finally {
 			// After the gate: a stopping instance waits for its kept calls to have started.
@@ -509,7 +553,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	void ran(DurableCall call, boolean finishedInTransaction) {
 		this.ran.increment();
 		if (!finishedInTransaction) {
-			write(() -> this.store.finish(call.id()), call, "finished");
+			write(call, "finished", () -> this.store.finish(call.id()), null);
 		}
 	}
 
@@ -522,14 +566,23 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	void failed(DurableCall call, Throwable ex) {
 		this.failed.increment();
-		write(() -> this.store.fail(call.id(), ex.getClass().getName() + ": " + ex.getMessage()), call,
-				"marked failed");
+		markFailed(call, ex.getClass().getName() + ": " + ex.getMessage(), ex);
 	}
 
 	void unreadable(DurableCall call, RuntimeException ex) {
 		this.failed.increment();
 		DurableCall.logUnreadable(call, ex);
-		write(() -> this.store.fail(call.id(), "unreadable: " + ex.getMessage()), call, "marked failed");
+		markFailed(call, "unreadable: " + ex.getMessage(), ex);
+	}
+
+	/**
+	 * Keeps the row as failed with its error; should the database refuse that text, with a note
+	 * that it is in the log instead, so that the row leaves the running state either way.
+	 */
+	private void markFailed(DurableCall call, String error, Throwable ex) {
+		write(call, "marked failed", () -> this.store.fail(call.id(), call.key(), error),
+				() -> this.store.fail(call.id(), call.key(), "the database refused the error's text; it is in the"
+						+ " log of the instance that ran the call (" + ex.getClass().getName() + ")"));
 	}
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
@@ -538,11 +591,11 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
 		// Counted when the row goes back, not when asked: a stop's bulk hand-back may release the
 		// same row first (its drain stops waiting for this call here), and counts it then.
-		write(() -> {
+		write(call, "handed back", () -> {
 			if (this.store.release(call.id(), this.instance)) {
 				this.handedBack.increment();
 			}
-		}, call, "handed back");
+		}, null);
 	}
 
 	/** Forgets a held call that will not start here: it went back, or was cancelled. */
@@ -601,15 +654,71 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		return this.store;
 	}
 
-	private void write(Runnable write, DurableCall call, String what) {
+	/**
+	 * Writes one call's row now or, while the database fails in a way that may pass, at the next
+	 * poll. A write the database refuses for this row's data is given up (after its fallback, if
+	 * it has one): one bad row never stops the instance's other work.
+	 */
+	private void write(DurableCall call, String what, Runnable write, @Nullable Runnable fallback) {
+		Write pending = new Write(call, what, write, fallback);
+		if (!attempt(pending)) {
+			this.deferred.add(pending);
+		}
+	}
+
+	/** @return {@code false} if the write must wait for a later attempt */
+	private boolean attempt(Write write) {
 		try {
-			write.run();
+			if (run(write.statement())) {
+				this.problems.succeeded(Source.CALLS);
+			}
+			return true;
 		}
-		catch (DataAccessException ex) {
-			logger.warn("Durable call " + call.id() + " to " + call.durableMethod() + " could not be " + what
-					+ " (retried at the next poll): " + ex.getMessage());
-			this.deferred.add(write);
+		catch (RuntimeException ex) {
+			if (DatabaseFailure.of(ex).retryLater()) {
+				failed(Source.CALLS, ex);
+				logger.debug("Durable call " + write.call().id() + " to " + write.call().durableMethod() + " could not be "
+						+ write.what() + " (tried again at the next poll): " + ex.getMessage());
+				// A stopping instance has no next poll: the lease hands the row on.
+				return this.shutdown != null;
+			}
+			logger.error("Durable call " + write.call().id() + " to " + write.call().durableMethod() + " could not be "
+					+ write.what() + ": the database refused it for this row (" + ex.getMessage() + ")"
+					+ ((write.fallback() != null) ? "; writing it without the refused text" : "; given up"));
+			Runnable fallback = write.fallback();
+			if (fallback != null) {
+				try {
+					run(fallback);
+				}
+				catch (RuntimeException refusedAgain) {
+					logger.error("Durable call " + write.call().id() + " to " + write.call().durableMethod()
+							+ " could not be " + write.what() + " at all; its row stays as it is: "
+							+ refusedAgain.getMessage());
+				}
+			}
+			return true;
 		}
+	}
+
+	/**
+	 * Runs a statement now, or within the stop's time budget once this instance is stopping.
+	 * @return {@code false} if the stop skipped it: the database is unreachable, or took too long
+	 */
+	private boolean run(Runnable statement) {
+		ShutdownBudget budget = this.shutdown;
+		if (budget == null) {
+			statement.run();
+			return true;
+		}
+		return budget.run(statement);
+	}
+
+	/**
+	 * A write of one call's row.
+	 * @param what what it does to the row, for the log
+	 * @param fallback what to write instead if the database refuses it, or {@code null}
+	 */
+	private record Write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
 	}
 
 	/**
@@ -636,6 +745,13 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		if (this.stopped || this.running) {
 			return;
 		}
+		if (this.settings.instanceNameConfigured()) {
+			String name = StoredText.of(this.settings.instanceName(), DurableCallStore.NAME_LENGTH);
+			this.store.instances(this.settings.lease())
+				.stream()
+				.filter((other) -> other.name().equals(name) && other.heartbeat() != null)
+				.forEach((other) -> this.predecessors.put(other.id(), other.heartbeat()));
+		}
 		this.lease.begin(List.copyOf(new TreeMap<>(this.methods).keySet()));
 		this.pollTimer.start();
 		this.running = true;
@@ -650,6 +766,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 				return;
 			}
 			retryDeferred();
+			takeOverPredecessors();
 			takeOverDeadOwners();
 			long nowNanos = System.nanoTime();
 			if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
@@ -674,13 +791,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			// A batch of due calls waits for this instance's executors: what is left is the other
 			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
 			wantRefill = more && this.running;
-			this.lease.recovered();
-		}
-		catch (DataAccessException ex) {
-			this.lease.failed(ex, "poll");
+			this.problems.succeeded(Source.POLL);
 		}
 		catch (RuntimeException ex) {
-			logger.error("Durable calls' poll failed", ex);
+			failed(Source.POLL, ex);
 		}
 		finally {
 			armNextPoll();
@@ -750,6 +864,41 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
+	 * Takes the calls of this instance's previous run, at the first polls: an instance whose name
+	 * is configured ({@code wheel-timer.durable.instance-name}: a StatefulSet's pod, a systemd unit)
+	 * restarted after a crash knows that an instance row of its own name is its predecessor, and
+	 * need not wait for its lease. Only once that row's heartbeat is seen to have stopped (older
+	 * than one and a half heartbeat intervals and unchanged since this instance started): a name
+	 * shared by live replicas must not make every start take their calls.
+	 */
+	private void takeOverPredecessors() {
+		if (this.predecessors.isEmpty()) {
+			return;
+		}
+		for (DurableCallStore.Instance other : this.store.instances(this.settings.heartbeatInterval().multipliedBy(3).dividedBy(2))) {
+			Instant seen = this.predecessors.get(other.id());
+			if (seen == null) {
+				continue;
+			}
+			if (!Objects.equals(seen, other.heartbeat())) {
+				this.predecessors.remove(other.id());
+				logger.warn("Another live instance is named '" + other.name() + "', as this one: its calls are not"
+						+ " taken over at this start. Give each instance a name of its own"
+						+ " (wheel-timer.durable.instance-name), such as its pod's name");
+			}
+			else if (!other.alive()) {
+				this.predecessors.remove(other.id());
+				int taken = this.store.releaseCallsOf(other.id());
+				this.takenOver.add(taken);
+				logger.info("Took over " + taken + " durable calls of the previous run of instance '" + other.name()
+						+ "', whose heartbeat stopped at " + other.heartbeat());
+			}
+		}
+		this.predecessors.keySet().retainAll(this.store.instances(this.settings.lease()).stream()
+			.map(DurableCallStore.Instance::id).toList());
+	}
+
+	/**
 	 * Takes over dead instances' calls, at every poll: a dead instance's calls wait at most its
 	 * lease and one poll.
 	 */
@@ -782,18 +931,28 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		}
 	}
 
+	/** Tries the writes that waited for the database again, in order, until one must still wait. */
 	private void retryDeferred() {
-		Runnable write;
+		Write write;
 		int left = this.deferred.size();
 		while (left-- > 0 && (write = this.deferred.poll()) != null) {
-			try {
-				write.run();
-			}
-			catch (DataAccessException ex) {
+			if (!attempt(write)) {
 				this.deferred.add(write);
-				throw ex;
+				return;
 			}
 		}
+	}
+
+	/**
+	 * Records a failed statement; one that says the database cannot be reached also tells the
+	 * lease, so that no take-over follows the outage before the others could beat again.
+	 */
+	private DatabaseFailure failed(Source source, RuntimeException ex) {
+		DatabaseFailure kind = this.problems.failed(source, ex);
+		if (kind == DatabaseFailure.UNREACHABLE) {
+			this.lease.disconnected();
+		}
+		return kind;
 	}
 
 	/**
@@ -801,6 +960,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * other instances (or this application's next start) to run. Those due within a poll interval
 	 * run here first, on their tick, and this waits for them to start: handed back, they would
 	 * wait for another instance's next poll. Under a virtual clock everything goes back at once.
+	 * <p>
+	 * Its statements, and those of {@link #destroy()}, share {@code wheel-timer.durable.shutdown-timeout}:
+	 * once the database is known unreachable, or that time is spent, the rest is left to the lease,
+	 * as after a crash, and one WARN line says so.
 	 */
 	@Override
 	public void stop() {
@@ -810,7 +973,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.running = false;
 		this.stopped = true;
 		this.pollTimer.stop();
-		Instant keepUntil = this.systemClock ? now().plus(this.settings.pollInterval()) : null;
+		ShutdownBudget budget = shutdownBudget();
+		// A database known unreachable would refuse their gates: nothing is kept to run here.
+		Instant keepUntil = (this.systemClock && !this.problems.unreachable()) ? now().plus(this.settings.pollInterval())
+				: null;
 		Set<UUID> kept = ConcurrentHashMap.newKeySet();
 		this.draining = kept;
 		Map<String, Integer> byMethod = new TreeMap<>();
@@ -835,11 +1001,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		try {
 			// Finishes and failures that waited for the database first: their calls must not run again.
 			retryDeferred();
-			released = this.store.releaseAll(this.instance, keepUntil, Set.of());
-			this.handedBack.add(released);
+			released = releaseAll(budget, keepUntil, Set.of());
 			int ranHere = kept.size();
 			if (keepUntil != null) {
-				interrupted = !awaitDrained(kept, keepUntil.plus(DRAIN_SLACK));
+				long waitStarted = System.nanoTime();
+				Instant drained = keepUntil.plus(DRAIN_SLACK);
+				Instant budgetEnds = Instant.now().plusNanos(budget.leftNanos());
+				interrupted = !awaitDrained(kept, drained.isBefore(budgetEnds) ? drained : budgetEnds);
+				// Their gates wait for the database: the wait is the stop's time on the database too.
+				budget.spent(System.nanoTime() - waitStarted);
 				// What did not fire in time goes back too, and so do claims that were not held (made
 				// while stopping); calls that fired and wait for an executor thread still run here.
 				for (UUID id : kept) {
@@ -850,9 +1020,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 					}
 				}
 				ranHere -= kept.size();
-				int late = this.store.releaseAll(this.instance, null, Set.copyOf(kept));
-				this.handedBack.add(late);
-				released += late;
+				released += releaseAll(budget, null, Set.copyOf(kept));
 			}
 			if (released > 0) {
 				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
@@ -864,16 +1032,32 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 						+ ((ranHere > 0) ? "; " + ranHere + " due within the poll interval started here first" : ""));
 			}
 		}
-		catch (DataAccessException ex) {
-			logger.warn("Durable calls could not be handed back, the database is unreachable; other instances take"
-					+ " them over once this instance's lease (" + this.settings.lease() + ") runs out: "
-					+ ex.getMessage());
+		catch (RuntimeException ex) {
+			logger.warn("Durable calls could not be handed back (" + ex.getMessage() + "); other instances take them"
+					+ " over once this instance's lease (" + this.settings.lease() + ") runs out");
 		}
 		finally {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/** @return how many claimed calls went back, within the stop's budget */
+	private int releaseAll(ShutdownBudget budget, @Nullable Instant after, Set<UUID> except) {
+		int[] released = new int[1];
+		budget.run(() -> released[0] = this.store.releaseAll(this.instance, after, except));
+		this.handedBack.add(released[0]);
+		return released[0];
+	}
+
+	private synchronized ShutdownBudget shutdownBudget() {
+		ShutdownBudget budget = this.shutdown;
+		if (budget == null) {
+			budget = new ShutdownBudget(this.settings.shutdownTimeout(), this.problems);
+			this.shutdown = budget;
+		}
+		return budget;
 	}
 
 	/**
@@ -907,14 +1091,25 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.stopped = true;
 		this.running = false;
 		this.pollTimer.stop();
-		this.pollExecutor.shutdown();
+		this.pollExecutor.shutdownNow();
 		this.lease.end();
+		ShutdownBudget budget = shutdownBudget();
 		try {
 			retryDeferred();
-			this.store.unregister(this.instance);
+			run(() -> this.store.unregister(this.instance));
 		}
-		catch (DataAccessException ex) {
+		catch (RuntimeException ex) {
 			logger.debug("Durable calls could not leave the instance table: " + ex.getMessage());
+		}
+		finally {
+			budget.close();
+		}
+		String skipped = budget.skipped();
+		if (skipped != null) {
+			logger.warn("Durable calls stopped without finishing their writes to the database, as " + skipped
+					+ ". The calls this instance held stay claimed by it until its lease ("
+					+ this.settings.lease() + ") runs out; then another instance, or the next start, takes them"
+					+ " over (a call that ran and whose end could not be written runs again: at least once)");
 		}
 	}
 
@@ -970,11 +1165,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Returns the database failure of the last poll or heartbeat, if it failed.
-	 * @return the failure, or {@code null} if the database answered
+	 * Says what is wrong with the database, as the last poll, heartbeat or call found it: it cannot
+	 * be reached, or its tables are missing.
+	 * @return the problem, or {@code null} if the database answers as it should
 	 */
-	public @Nullable DataAccessException outage() {
-		return this.lease.outage();
+	public @Nullable String problem() {
+		return this.problems.describe();
 	}
 
 	/**
@@ -996,8 +1192,29 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 */
 	public Report report(int failedLimit) {
 		List<DurableCallStore.Instance> instances = this.store.instances(this.settings.lease());
-		return new Report(this.store.countByState(), instances, this.store.failed(failedLimit),
+		return new Report(this.store.countByState(), instances, this.store.failed(null, failedLimit),
 				pendingOfMethodsNoLiveInstanceKnows(instances));
+	}
+
+	/**
+	 * Reads the newest failed calls, with their keys and errors.
+	 * @param methodId only this method id's, or {@code null} for all
+	 * @param limit how many at most
+	 * @return the calls, newest first
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public List<DurableCallStore.FailedCall> failedCalls(@Nullable String methodId, int limit) {
+		return this.store.failed(methodId, limit);
+	}
+
+	/**
+	 * Counts failed calls.
+	 * @param methodId only this method id's, or {@code null} for all
+	 * @return how many failed calls the database keeps
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public long countFailed(@Nullable String methodId) {
+		return this.store.countFailed(methodId);
 	}
 
 	private List<DurableCallStore.StateCount> pendingOfMethodsNoLiveInstanceKnows(
@@ -1010,15 +1227,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	/**
 	 * Puts failed calls back to pending, due now, for any instance to run again (an operator
 	 * fixed the cause). Joins the caller's transaction on the database, if there is one.
+	 * A call that had a key gets it back, unless a pending call holds it now: then it stays failed.
 	 * @param methodId only the failed calls of this method id, or {@code null} for all
-	 * @return how many calls were re-queued
+	 * @return how many calls were re-queued, and those left failed for their key
 	 * @throws DataAccessException if the database cannot be reached
 	 */
-	public int requeueFailed(@Nullable String methodId) {
-		int requeued = this.store.requeueFailed(methodId, wholeMicros(now()));
-		if (requeued > 0) {
-			logger.info(requeued + ((requeued == 1) ? " failed durable call" : " failed durable calls")
+	public DurableCallStore.Requeued requeueFailed(@Nullable String methodId) {
+		DurableCallStore.Requeued requeued = this.store.requeueFailed(methodId, wholeMicros(now()));
+		if (requeued.requeued() > 0) {
+			logger.info(requeued.requeued() + ((requeued.requeued() == 1) ? " failed durable call" : " failed durable calls")
 					+ ((methodId != null) ? " of " + methodId : "") + " re-queued, to run again now");
+		}
+		if (!requeued.keyHeld().isEmpty()) {
+			logger.info(requeued.keyHeld().size() + " failed durable calls left failed: a pending call holds their key");
 		}
 		return requeued;
 	}

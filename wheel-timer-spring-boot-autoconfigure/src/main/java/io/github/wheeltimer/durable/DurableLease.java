@@ -3,28 +3,25 @@ package io.github.wheeltimer.durable;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.dao.DataAccessException;
+import io.github.wheeltimer.durable.DatabaseProblems.Source;
 
 /**
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
  * connection to the database.
  * <p>
  * Threads: the heartbeat runs on a private timer on real time (the database judges leases on its
- * own real clock), one beat at a time, each armed by the one before. The poll, the start gates
- * and the endpoint read the state below, and report their own database failures to it; every
- * field is volatile and written whole, so no lock is needed.
+ * own real clock), one beat at a time, each armed by the one before. The poll reads the state
+ * below, and reports its own database failures to it; every field is volatile and written whole,
+ * so no lock is needed. What is wrong with the database is kept by {@link DatabaseProblems}.
  */
 final class DurableLease {
-
-	private static final Log logger = LogFactory.getLog(DurableLease.class);
 
 	private static final long DISCONNECTED = Long.MIN_VALUE;
 
@@ -39,6 +36,14 @@ final class DurableLease {
 	private final Duration lease;
 
 	private final HashedWheelTimer timer;
+
+	/**
+	 * Where the beats run, off the timer's worker: a beat waiting for a connection through an
+	 * outage must not hold up the timer's stop.
+	 */
+	private final ExecutorService beats = Executors.newSingleThreadExecutor(daemon("wheel-timer-durable-heartbeat"));
+
+	private final DatabaseProblems problems;
 
 	/**
 	 * Since when (System.nanoTime()) the heartbeat has reached the database without a failure;
@@ -63,11 +68,9 @@ final class DurableLease {
 	 */
 	private volatile boolean beating = true;
 
-	/** The last database failure of a poll, a gate or a heartbeat; {@code null} once one succeeds again. */
-	private volatile @Nullable DataAccessException outage;
-
-	DurableLease(DurableCallStore store, UUID instance, DurableSettings settings) {
+	DurableLease(DurableCallStore store, UUID instance, DurableSettings settings, DatabaseProblems problems) {
 		this.store = store;
+		this.problems = problems;
 		this.instance = instance;
 		this.name = settings.instanceName();
 		this.interval = settings.heartbeatInterval();
@@ -75,12 +78,17 @@ final class DurableLease {
 		this.timer = HashedWheelTimer.builder()
 			.tickDuration(Duration.ofMillis(100))
 			.ticksPerWheel(64)
-			.threadFactory((task) -> {
-				Thread thread = new Thread(task, "wheel-timer-durable-heartbeat");
-				thread.setDaemon(true);
-				return thread;
-			})
+			.threadFactory(daemon("wheel-timer-durable-heartbeat-timer"))
+			.taskExecutor(this.beats)
 			.build();
+	}
+
+	private static ThreadFactory daemon(String name) {
+		return (task) -> {
+			Thread thread = new Thread(task, name);
+			thread.setDaemon(true);
+			return thread;
+		};
 	}
 
 	/**
@@ -111,10 +119,11 @@ final class DurableLease {
 				this.connectedSinceNanos = now;
 			}
 			this.lastBeatNanos = now;
-			recovered();
+			this.problems.succeeded(Source.HEARTBEAT);
 		}
-		catch (DataAccessException ex) {
-			failed(ex, "heartbeat");
+		catch (RuntimeException ex) {
+			disconnected();
+			this.problems.failed(Source.HEARTBEAT, ex);
 		}
 		finally {
 			if (this.beating) {
@@ -130,36 +139,19 @@ final class DurableLease {
 	}
 
 	/**
-	 * Records a failure to reach the database: one warning for an outage, not one per statement.
-	 * The others may have failed to beat meanwhile too: this instance takes none of their calls
-	 * over until it has been connected again for a whole lease.
+	 * Records that this instance could not reach the database. The others may have failed to beat
+	 * meanwhile too: this instance takes none of their calls over until it has been connected again
+	 * for a whole lease.
 	 */
-	void failed(DataAccessException ex, String what) {
+	void disconnected() {
 		this.connectedSinceNanos = DISCONNECTED;
-		if (this.outage == null) {
-			logger.warn("Durable calls cannot reach their database (" + what + "); calls due meanwhile run once it"
-					+ " answers: " + ex.getMessage());
-		}
-		this.outage = ex;
 	}
 
-	/** Records that a poll or a heartbeat reached the database. */
-	void recovered() {
-		if (this.outage != null) {
-			this.outage = null;
-			logger.info("Durable calls reach their database again");
-		}
-	}
-
-	/** @return the last failure to reach the database, or {@code null} if the last attempt succeeded */
-	@Nullable DataAccessException outage() {
-		return this.outage;
-	}
-
-	/** Stops beating; the instance then leaves the instance table. */
+	/** Stops beating at once, interrupting a beat that waits for the database; the instance then leaves the instance table. */
 	void end() {
 		this.beating = false;
 		this.timer.stop();
+		this.beats.shutdownNow();
 	}
 
 }

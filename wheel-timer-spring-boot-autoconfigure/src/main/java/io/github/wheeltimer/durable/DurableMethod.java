@@ -10,8 +10,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.core.DefaultParameterNameDiscoverer;
-import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.util.ReflectionUtils;
 
@@ -24,8 +22,6 @@ import org.springframework.util.ReflectionUtils;
  * whichever executor thread that is (a racing lookup only repeats it).
  */
 public final class DurableMethod {
-
-	private static final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
 	private final DelayedMethod method;
 
@@ -120,13 +116,26 @@ public final class DurableMethod {
 			return null;
 		}
 		Object value = this.key.getValue(
-				new MethodBasedEvaluationContext(null, this.method.method(), values, parameterNames));
+				new MethodBasedEvaluationContext(null, this.method.method(), values, KeyVariables.parameterNames));
 		if (value == null) {
 			throw new IllegalArgumentException("The key \"" + this.key.getExpressionString() + "\" of the durable"
 					+ " delayed method " + this.method.description() + " evaluated to null; a key names the pending"
 					+ " call, so it must have a value");
 		}
-		return value.toString();
+		String text = value.toString();
+		if (!storable(text)) {
+			throw new IllegalArgumentException("The key \"" + this.key.getExpressionString() + "\" of the durable"
+					+ " delayed method " + this.method.description() + " gave a value of " + text.length()
+					+ " characters" + ((text.indexOf('\0') >= 0) ? " holding a NUL character" : "")
+					+ "; a key is stored as text of at most " + DurableCallStore.KEY_LENGTH
+					+ " characters (UTF-16 units), without NUL");
+		}
+		return text;
+	}
+
+	/** @return whether a key's text fits its column on every supported database */
+	static boolean storable(String key) {
+		return key.length() <= DurableCallStore.KEY_LENGTH && key.indexOf('\0') < 0;
 	}
 
 	@Override

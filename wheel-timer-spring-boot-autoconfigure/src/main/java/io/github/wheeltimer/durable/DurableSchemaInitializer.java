@@ -70,12 +70,17 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 	 * @return the script's location on the class path
 	 */
 	public static String scriptLocation(DataSource dataSource) {
-		return "classpath:io/github/wheeltimer/durable/schema-" + DurableDialect.of(dataSource).platform() + ".sql";
+		return "classpath:" + script(DurableDialect.of(dataSource));
+	}
+
+	/** @return the script's path in the jar */
+	static String script(DurableDialect dialect) {
+		return "io/github/wheeltimer/durable/schema-" + dialect.platform() + ".sql";
 	}
 
 	private static DatabaseInitializationSettings settings(DurableDialect dialect, DatabaseInitializationMode mode) {
 		DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
-		settings.setSchemaLocations(List.of("classpath:io/github/wheeltimer/durable/schema-" + dialect.platform() + ".sql"));
+		settings.setSchemaLocations(List.of("classpath:" + script(dialect)));
 		settings.setMode(mode);
 		return settings;
 	}

@@ -15,7 +15,9 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     finished_at  TIMESTAMP WITH TIME ZONE,
     last_error   VARCHAR(4000),
     -- The caller's span as a W3C traceparent: the call's span links to it, wherever it runs.
-    trace_parent VARCHAR(55)
+    trace_parent VARCHAR(55),
+    -- A failed call's key, given back when an operator re-queues it (call_key names pending calls only).
+    failed_key   VARCHAR(500)
 );
 
 -- H2 has no partial indexes: the claim reads pending rows by (state, due time).
@@ -41,3 +43,5 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_INSTANCE (
 ALTER TABLE WHEEL_TIMER_INSTANCE ADD COLUMN IF NOT EXISTS methods CHARACTER VARYING DEFAULT '' NOT NULL;
 -- Tables made before calls stored their caller's trace.
 ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);
+-- Tables made before failed calls kept their key.
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS failed_key VARCHAR(500);

@@ -64,6 +64,9 @@ public class DurableApp {
 		@DelayedExecution(delay = 30, timeUnit = TimeUnit.MINUTES, durable = true, id = "orders.remind",
 				key = "#order.id")
 		public void remind(Order order) {
+			if (order.cents() < 0) {
+				throw new IllegalArgumentException("no reminder for a refund of order " + order.id());
+			}
 			record(order.id(), "remind", null);
 		}
 

@@ -21,7 +21,10 @@ import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -36,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * Every test starts the application itself, once or several times on one database (several
  * instances, or a restart), and reads the database to see what ran.
  */
+@ExtendWith(OutputCaptureExtension.class)
 abstract class DurableCallsContractTests {
 
 	private final ConcurrentLinkedQueue<ConfigurableApplicationContext> started = new ConcurrentLinkedQueue<>();
@@ -411,6 +415,138 @@ abstract class DurableCallsContractTests {
 			.withMessageContaining("Orders.cancelIfUnpaid(String, Instant)")
 			.withMessageContaining("evaluated to null");
 		assertThat(calls(app)).isZero();
+	}
+
+	@Test
+	void aFailedCallKeepsItsKeyAndARequeueGivesItBackSoThatItCanBeCancelledByKey() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		app.getBean(Orders.class).remind(new Order("o-1", -1));
+		dueNow(app);
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
+		assertThat(durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
+			assertThat(failed.key()).isEqualTo("o-1");
+			assertThat(failed.error()).isEqualTo("java.lang.IllegalArgumentException: no reminder for a refund of order o-1");
+		});
+		// Re-queued and cancelled in one transaction: no poll may start it in between.
+		Boolean cancelled = transactions(app).execute((status) -> {
+			assertThat(durable.requeueFailed("orders.remind").requeued()).isEqualTo(1);
+			return app.getBean(DelayedCalls.class).cancel("orders.remind", "o-1");
+		});
+		assertThat(cancelled).isTrue();
+		assertThat(calls(app)).isZero();
+	}
+
+	@Test
+	void aFailedCallWhoseKeyANewCallTookStaysFailedWhenRequeued() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		Orders orders = app.getBean(Orders.class);
+		orders.remind(new Order("o-2", -1));
+		orders.remind(new Order("o-3", -1));
+		dueNow(app);
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 2);
+		// A new call with the key of a failed one: it would have replaced that one, had it been pending.
+		orders.remind(new Order("o-2", 5));
+		DurableCallStore.Requeued requeued = transactions(app).execute((status) -> {
+			DurableCallStore.Requeued done = durable.requeueFailed(null);
+			assertThat(app.getBean(DelayedCalls.class).cancel("orders.remind", "o-3")).isTrue();
+			return done;
+		});
+		assertThat(requeued.requeued()).isEqualTo(1);
+		assertThat(requeued.keyHeld()).singleElement().satisfies((left) -> assertThat(left.key()).isEqualTo("o-2"));
+		assertThat(jdbc(app).queryForList("SELECT state || ' ' || arguments FROM WHEEL_TIMER_CALL ORDER BY state",
+				String.class))
+			.containsExactly("FAILED [{\"id\":\"o-2\",\"cents\":-1}]", "PENDING [{\"id\":\"o-2\",\"cents\":5}]");
+	}
+
+	@Test
+	void aFailureWhoseMessageHoldsANulCharacterIsStoredAndTheInstanceGoesOn() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		orders.explode("o-\u0000");
+		Instant calledAt = Instant.now();
+		orders.cancelIfUnpaid("canary-near", calledAt);
+		orders.far("canary-far", calledAt);
+		awaitRuns(app, 2);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("canary-near", "canary-far");
+		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL WHERE state = 'FAILED'", String.class))
+			.isEqualTo("java.lang.IllegalStateException: boom for o-\\0");
+		assertThat(app.getBean(DurableCalls.class).problem()).isNull();
+	}
+
+	@Test
+	void aRowWhoseErrorTheDatabaseRefusesIsFailedWithoutItAndTheOtherCallsRun() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		jdbc(app).execute("ALTER TABLE WHEEL_TIMER_CALL ADD CONSTRAINT no_poison"
+				+ " CHECK (last_error IS NULL OR last_error NOT LIKE '%poison%')");
+		Orders orders = app.getBean(Orders.class);
+		orders.explode("poison");
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> jdbc(app).queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class),
+					(states) -> states.equals(List.of("FAILED")));
+		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
+			.isEqualTo("the database refused the error's text; it is in the log of the instance that ran the call"
+					+ " (java.lang.IllegalStateException)");
+		// Claims, near calls and far ones, go on.
+		Instant calledAt = Instant.now();
+		orders.cancelIfUnpaid("canary-near", calledAt);
+		orders.far("canary-far", calledAt);
+		awaitRuns(app, 2);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("canary-near", "canary-far");
+		assertThat(app.getBean(DurableCalls.class).problem()).isNull();
+	}
+
+	@Test
+	void aRestartedInstanceWithAStableNameTakesItsPreviousRunsCallsAtOnce() {
+		String url = newDatabase();
+		ConfigurableApplicationContext app = start(url, "wheel-timer.durable.instance-name=shop-0",
+				"wheel-timer.durable.lease=30s");
+		JdbcTemplate jdbc = jdbc(app);
+		// Its previous run, killed a few seconds ago while it held one call and ran another; its lease
+		// (30 s) is far from over. What the new start sees once it polls again: the row that had it.
+		UUID previous = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
+				+ " VALUES (?, 'shop-0', ?, 'orders.far')", previous, OffsetDateTime.now().minusSeconds(20));
+		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", previous, 0);
+		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", previous, 1);
+		app.close();
+		ConfigurableApplicationContext restarted = start(url, "wheel-timer.durable.instance-name=shop-0",
+				"wheel-timer.durable.lease=30s");
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs(restarted).size() >= 2);
+		assertThat(runs(restarted)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
+			.containsExactlyInAnyOrder("claimed#1", "running#2");
+		assertThat(restarted.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
+		assertThat(jdbc(restarted).queryForList("SELECT id FROM WHEEL_TIMER_INSTANCE", UUID.class))
+			.containsExactly(restarted.getBean(DurableCalls.class).instance());
+	}
+
+	@Test
+	void twoLiveInstancesSharingANameKeepTheirOwnCalls(CapturedOutput output) {
+		String url = newDatabase();
+		String[] shop = { "wheel-timer.durable.instance-name=shop", "wheel-timer.durable.lease=4s",
+				"wheel-timer.durable.horizon=5s", "wheel-timer.durable.poll-interval=1s" };
+		ConfigurableApplicationContext a = start(url, shop);
+		// Held by the first instance from birth (due within its horizon) while the second starts.
+		Instant calledAt = Instant.now();
+		for (int i = 0; i < 5; i++) {
+			a.getBean(Orders.class).far("far-" + i, calledAt);
+		}
+		ConfigurableApplicationContext b = start(url, shop);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> output.getOut().contains("Another live instance is named 'shop', as this one"));
+		awaitRuns(a, 5);
+		assertThat(b.getBean(DurableCalls.class).counts().takenOver()).isZero();
+		assertThat(a.getBean(DurableCalls.class).counts().ran()).isEqualTo(5);
+		assertThat(a.getBean(DurableCalls.class).counts().fenced()).isZero();
+		assertThat(jdbc(a).queryForList("SELECT name FROM WHEEL_TIMER_INSTANCE", String.class)).containsExactly("shop",
+				"shop");
+	}
+
+	/** Makes every pending call due now, as if its delay had passed. */
+	static void dueNow(ConfigurableApplicationContext app) {
+		jdbc(app).update("UPDATE WHEEL_TIMER_CALL SET due_at = ? WHERE state = 'PENDING'",
+				OffsetDateTime.now().minusSeconds(1));
 	}
 
 	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,

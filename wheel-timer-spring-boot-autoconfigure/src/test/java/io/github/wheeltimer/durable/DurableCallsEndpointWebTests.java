@@ -68,6 +68,23 @@ class DurableCallsEndpointWebTests {
 	}
 
 	@Test
+	void aDurableMethodsCallsAreCountedInItsTimersDetails() {
+		this.orders.remind(new DurableApp.Order("o-counted-1", 100));
+		this.orders.remind(new DurableApp.Order("o-counted-2", 100));
+		String details = this.client.get()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(JsonPath.parse(details)
+			.<List<Integer>>read("$.delayedMethods[?(@.method == 'DurableApp.Orders.remind(DurableApp.Order)')].calls"))
+			.containsExactly(2);
+	}
+
+	@Test
 	void aRequeueAtAnotherPathIsANotFoundThatSaysWhere() {
 		this.client.post()
 			.uri("/actuator/wheeltimer/durable/pending")
@@ -78,7 +95,7 @@ class DurableCallsEndpointWebTests {
 			.isNotFound()
 			.expectBody()
 			.jsonPath("$.message")
-			.isEqualTo("Nothing at 'durable/pending'; failed durable calls are re-queued at 'durable/failed'");
+			.isEqualTo("Nothing at 'durable/pending'; failed durable calls are listed and re-queued at 'durable/failed'");
 	}
 
 	private DocumentContext get() {

@@ -13,9 +13,12 @@ import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -26,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * What operators see of durable calls: the endpoint's view of the database, the health indicator
  * when the database goes away, and the meters.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class DurableCallsOperatorsTests {
 
 	private ConfigurableApplicationContext app;
@@ -83,11 +87,46 @@ class DurableCallsOperatorsTests {
 				UUID.randomUUID(), OffsetDateTime.now().minusHours(1), "Retired.method");
 		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
 		assertThat(durable.unknownMethods()).containsOnlyKeys("Retired.method");
-		assertThat(durable.instances()).extracting(DurableCallStore.Instance::name).contains("new", "old");
+		assertThat(durable.instances()).extracting(DurableCallsDescriptor.InstanceDescriptor::name).contains("new", "old");
 		assertThat(durable.instances()).filteredOn((instance) -> instance.name().equals("new"))
 			.singleElement()
 			.satisfies((instance) -> assertThat(instance.methods()).containsExactly("New.method", "orders.far"));
 		assertThat(this.app.getBean(DurableCalls.class).counts().claimed()).as("not this instance's to claim").isZero();
+	}
+
+	@Test
+	void anOutageIsOneWarningWithoutAStackTraceHoweverThePollFails(CapturedOutput output) {
+		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		DurableCalls durable = this.app.getBean(DurableCalls.class);
+		this.app.getBean(HikariDataSource.class).close();
+		// Several polls (every 200 ms) and heartbeats fail: the claim's own transaction cannot begin.
+		await().atMost(Duration.ofSeconds(5)).until(() -> durable.problem() != null);
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+			.until(() -> !output.getOut().contains("poll failed")
+					&& !output.getOut().contains("CannotCreateTransactionException"));
+		assertThat(output.getOut()).containsOnlyOnce("Durable calls cannot reach their database");
+		assertThat(durable.problem()).startsWith("The database cannot be reached: ");
+	}
+
+	@Test
+	void aDroppedTableIsSaidOnceAsMissingAndHealthStaysDownUntilItIsBack(CapturedOutput output) {
+		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"management.endpoints.web.exposure.include=*");
+		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
+		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
+		jdbc.execute("ALTER TABLE WHEEL_TIMER_CALL RENAME TO WHEEL_TIMER_CALL_AWAY");
+		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
+		// Heartbeats still pass meanwhile (their table is there): health must not flap.
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+			.until(() -> health.health().getStatus().equals(Status.DOWN));
+		assertThat(health.health().getDetails().get("failure").toString())
+			.startsWith("The durable calls' tables are missing or incomplete: ");
+		assertThat(output.getOut()).containsOnlyOnce("Durable calls' tables are missing or incomplete (poll)")
+			.doesNotContain("cannot reach their database")
+			.doesNotContain("reach their database again");
+		jdbc.execute("ALTER TABLE WHEEL_TIMER_CALL_AWAY RENAME TO WHEEL_TIMER_CALL");
+		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.UP));
+		assertThat(output.getOut()).containsOnlyOnce("Durable calls' tables are usable again");
 	}
 
 	@Test

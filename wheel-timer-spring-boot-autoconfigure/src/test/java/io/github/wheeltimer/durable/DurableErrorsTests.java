@@ -29,6 +29,7 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * A durable method that cannot work fails startup, naming the method and what to do; a call that
@@ -119,6 +120,62 @@ class DurableErrorsTests {
 			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
 				.hasMessageContaining("KeyWithoutDurable.later(String)")
 				.hasMessageContaining("it gives a key, which only durable methods have"));
+	}
+
+	@Test
+	void aKeyNamingAParameterTheMethodDoesNotHaveFailsStartup() {
+		this.withDatabase.withBean(RenamedParameter.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("RenamedParameter.later(String)")
+				.hasMessageContaining("its key \"#orderId\" names #orderId, which is not one of its parameters [#id]"));
+		this.withDatabase.withBean(KeyBeyondTheParameters.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("its key \"#p1 + #id\" names #p1, and the method has 1 parameter"));
+	}
+
+	@Test
+	void aKeyByPositionOrOfAPropertyOfAParameterStarts() {
+		this.withDatabase.withBean(KeysThatWork.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void anIdLongerThanItsColumnFailsStartup() {
+		this.withDatabase.withBean(LongId.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("LongId.later(String)")
+				.hasMessageContaining("its durable id is 201 characters long, and ids are stored in a column of 200"));
+	}
+
+	@Test
+	void aDelayBeyondWhatCanBeStoredFailsStartup() {
+		this.withDatabase.withBean(ForeverInMillis.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("ForeverInMillis.later(String)")
+				.hasMessageContaining("is longer than durable calls keep: at most about 292 years"));
+		this.withDatabase.withBean(ForeverInSeconds.class)
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.hasMessageContaining("ForeverInSeconds.later(String)")
+				.hasMessageContaining("is longer than durable calls keep"));
+	}
+
+	@Test
+	void aKeyLongerThanItsColumnFailsInTheCallersThreadNamingTheMethodTheLimitAndTheLength() {
+		ConfigurableApplicationContext app = DurableApp
+			.start("jdbc:h2:mem:long-key-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		try {
+			String key = "o".repeat(501);
+			assertThatIllegalArgumentException().isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid(key, null))
+				.withMessage("The key \"#orderId\" of the durable delayed method"
+						+ " DurableApp.Orders.cancelIfUnpaid(String, Instant) gave a value of 501 characters; a key is"
+						+ " stored as text of at most 500 characters (UTF-16 units), without NUL");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid("o-\u0000", null))
+				.withMessageContaining("gave a value of 3 characters holding a NUL character");
+			assertThat(app.getBean(DelayedCalls.class).cancel("Orders.cancelIfUnpaid", key)).isFalse();
+		}
+		finally {
+			app.close();
+		}
 	}
 
 	@Test
@@ -235,6 +292,59 @@ class DurableErrorsTests {
 	public static class SameIdTwo {
 
 		@DelayedExecution(delay = 1000, durable = true, id = "orders.cancel")
+		public void later(String orderId) {
+		}
+
+	}
+
+	public static class RenamedParameter {
+
+		@DelayedExecution(delay = 1000, durable = true, key = "#orderId")
+		public void later(String id) {
+		}
+
+	}
+
+	public static class KeyBeyondTheParameters {
+
+		@DelayedExecution(delay = 1000, durable = true, key = "#p1 + #id")
+		public void later(String id) {
+		}
+
+	}
+
+	public static class KeysThatWork {
+
+		@DelayedExecution(delay = 1000, durable = true, key = "#p0")
+		public void byPosition(String id) {
+		}
+
+		@DelayedExecution(delay = 1000, durable = true, key = "#order.id() + '-' + #a1")
+		public void ofAProperty(DurableApp.Order order, int attempt) {
+		}
+
+	}
+
+	public static class LongId {
+
+		@DelayedExecution(delay = 1000, durable = true,
+				id = "x12345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890")
+		public void later(String orderId) {
+		}
+
+	}
+
+	public static class ForeverInMillis {
+
+		@DelayedExecution(delay = Long.MAX_VALUE, durable = true)
+		public void later(String orderId) {
+		}
+
+	}
+
+	public static class ForeverInSeconds {
+
+		@DelayedExecution(delay = Long.MAX_VALUE, timeUnit = java.util.concurrent.TimeUnit.SECONDS, durable = true)
 		public void later(String orderId) {
 		}
 

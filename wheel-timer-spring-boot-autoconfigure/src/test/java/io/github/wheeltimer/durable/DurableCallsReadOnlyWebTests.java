@@ -1,0 +1,70 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Failed durable calls over HTTP with the endpoint's default, read-only access: they can be read,
+ * and a re-queue is refused as the stop is, with a 405.
+ */
+@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.datasource.url=jdbc:h2:mem:durable-read-only;DB_CLOSE_DELAY=-1",
+				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
+				"wheel-timer.durable.lease=1s", "management.endpoints.web.exposure.include=wheeltimer" })
+@AutoConfigureRestTestClient
+class DurableCallsReadOnlyWebTests {
+
+	@Autowired
+	private RestTestClient client;
+
+	@Autowired
+	private Orders orders;
+
+	@Autowired
+	private DurableCalls durable;
+
+	@Test
+	void failedCallsCanBeReadButARequeueIsRefusedLikeTheStop() {
+		this.orders.explode("o-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 1);
+		this.client.post()
+			.uri("/actuator/wheeltimer/durable/failed")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{}")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		this.client.post()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{}")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		this.client.get()
+			.uri("/actuator/wheeltimer/durable/failed")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.total")
+			.isEqualTo(1)
+			.jsonPath("$.newest[0].methodId")
+			.isEqualTo("Orders.explode")
+			.jsonPath("$.newest[0].error")
+			.isEqualTo("java.lang.IllegalStateException: boom for o-1");
+	}
+
+}
