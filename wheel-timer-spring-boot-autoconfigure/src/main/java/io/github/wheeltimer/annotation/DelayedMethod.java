@@ -159,6 +159,15 @@ public final class DelayedMethod {
 		return this.durable;
 	}
 
+	/**
+	 * Returns whether the method is {@code @DelayedExecution(durable = true)}. Unlike
+	 * {@link #durable()}, it loads nothing of durable calls: for code that runs without them too.
+	 * @return {@code true} for durable calls
+	 */
+	public boolean isDurable() {
+		return this.durable != null;
+	}
+
 	void makeDurable(DurableMethod durable) {
 		this.durable = durable;
 	}

@@ -77,6 +77,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 		// Each timer's drain counts from the same start, on the timer's own clock (a test's
 		// virtual one too): they keep firing in parallel while each is stopped in turn.
 		Map<String, Long> drainStarts = new HashMap<>();
+		int neverRan = 0;
 		timers.forEach((name, timer) -> drainStarts.put(name, timer.ticker().nanoTime()));
 		for (Map.Entry<String, HashedWheelTimer> entry : timers.entrySet()) {
 			HashedWheelTimer timer = entry.getValue();
@@ -85,7 +86,18 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 				.value()
 				.minusNanos(timer.ticker().nanoTime() - drainStarts.get(entry.getKey()));
 			Duration drain = drainLeft.isNegative() ? Duration.ZERO : drainLeft;
-			report(entry.getKey(), timer.stopGracefully(drain));
+			UnprocessedCalls left = report(entry.getKey(), timer.stopGracefully(drain));
+			neverRan += left.total() - left.handedBack();
+		}
+		boolean durable = this.registry.methods().stream().anyMatch(DelayedMethod::isDurable);
+		if ((neverRan > 0 || durable) && JvmExit.lastThreadEnded()) {
+			logger.warn("The JVM is exiting because its last non-daemon thread ended: main() returned, and nothing"
+					+ " keeps this application running (it has no web server, and spring.main.keep-alive is not"
+					+ " true). Its delayed calls end with it: "
+					+ ((neverRan > 0) ? neverRan + ((neverRan == 1) ? " in-memory call" : " in-memory calls") + " never ran"
+							+ (durable ? ", and " : "") : "")
+					+ (durable ? "durable calls wait in the database for the next start" : "")
+					+ ". Set spring.main.keep-alive=true to keep the application running.");
 		}
 		List<DelayedMethod> stillRunning = awaitInFlight();
 		if (!stillRunning.isEmpty()) {
@@ -132,7 +144,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 		return PHASE;
 	}
 
-	private static void report(String timerName, Set<Timeout> unprocessed) {
+	private static UnprocessedCalls report(String timerName, Set<Timeout> unprocessed) {
 		UnprocessedCalls calls = UnprocessedCalls.of(unprocessed);
 		if (!calls.isEmpty()) {
 			logger.warn(calls.describe(timerName));
@@ -140,6 +152,7 @@ final class WheelTimerLifecycle implements SmartLifecycle {
 		else if (logger.isDebugEnabled()) {
 			logger.debug("Timer '" + timerName + "' stopped with no delayed calls left");
 		}
+		return calls;
 	}
 
 	private Map<String, HashedWheelTimer> timers() {

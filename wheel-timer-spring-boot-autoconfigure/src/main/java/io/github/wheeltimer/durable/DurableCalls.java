@@ -142,8 +142,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 
 	/**
 	 * The instance rows that had this instance's configured name when it started, with the
-	 * heartbeat each had then: its previous run, killed, whose calls it takes at once once the
-	 * heartbeat is seen to have stopped. Polls only.
+	 * heartbeat each had then: its previous run, killed, whose calls it takes as soon as that
+	 * heartbeat is seen to have stopped. Filled by {@link #start()} before the first poll; polls only
+	 * after that.
 	 */
 	private final Map<UUID, Instant> predecessors = new ConcurrentHashMap<>();
 
@@ -868,14 +869,17 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * is configured ({@code wheel-timer.durable.instance-name}: a StatefulSet's pod, a systemd unit)
 	 * restarted after a crash knows that an instance row of its own name is its predecessor, and
 	 * need not wait for its lease. Only once that row's heartbeat is seen to have stopped (older
-	 * than one and a half heartbeat intervals and unchanged since this instance started): a name
-	 * shared by live replicas must not make every start take their calls.
+	 * than half the lease, several missed beats, and unchanged since this instance started): a
+	 * name shared by live replicas must not make every start take their calls.
 	 */
 	private void takeOverPredecessors() {
 		if (this.predecessors.isEmpty()) {
 			return;
 		}
-		for (DurableCallStore.Instance other : this.store.instances(this.settings.heartbeatInterval().multipliedBy(3).dividedBy(2))) {
+		List<DurableCallStore.Instance> instances = this.store.instances(this.settings.lease().dividedBy(2));
+		// A row gone meanwhile (the normal take-over removed it) leaves nothing to wait for.
+		this.predecessors.keySet().retainAll(instances.stream().map(DurableCallStore.Instance::id).toList());
+		for (DurableCallStore.Instance other : instances) {
 			Instant seen = this.predecessors.get(other.id());
 			if (seen == null) {
 				continue;
@@ -894,8 +898,6 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 						+ "', whose heartbeat stopped at " + other.heartbeat());
 			}
 		}
-		this.predecessors.keySet().retainAll(this.store.instances(this.settings.lease()).stream()
-			.map(DurableCallStore.Instance::id).toList());
 	}
 
 	/**

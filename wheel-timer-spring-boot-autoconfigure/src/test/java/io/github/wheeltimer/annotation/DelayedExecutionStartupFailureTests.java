@@ -120,6 +120,12 @@ class DelayedExecutionStartupFailureTests {
 	}
 
 	@Test
+	void aFinalClassNamesTheMethodAndTheFixRatherThanCglibsError() {
+		assertStartupFails(FinalClass.class, "FinalClass.run()", "its class " + FinalClass.class.getName()
+				+ " is final, so Spring cannot make the proxy that delays its calls (a subclass). Remove final");
+	}
+
+	@Test
 	void aStaticMethod() {
 		assertStartupFails(StaticMethod.class, "StaticMethod.run()", "it is static");
 	}
@@ -255,6 +261,14 @@ class DelayedExecutionStartupFailureTests {
 
 		@DelayedExecution(delay = 5)
 		public final void run() {
+		}
+
+	}
+
+	static final class FinalClass {
+
+		@DelayedExecution(delay = 5)
+		public void run() {
 		}
 
 	}
