@@ -63,10 +63,14 @@ import java.util.concurrent.TimeUnit;
  * <h2>Limits</h2>
  * Like every annotation that Spring applies through a proxy, this one only takes effect when the
  * method is called through the bean's proxy: a call from inside the same bean
- * ({@code this.cancelIfUnpaid(id)}) runs at once. Inject the bean, or split the method into
- * another bean. The annotation must be on the implementation method; on an interface method it
- * fails startup. Delayed calls are held in memory unless {@link #durable()}: calls still pending
- * when the application stops do not run; they are logged at WARN and their futures are cancelled.
+ * ({@code this.cancelIfUnpaid(id)}) runs at once; startup logs a WARN for each method its own
+ * bean calls so. Inject the bean (lazily: {@code ObjectProvider}), or split the method into another
+ * bean. The annotation must be on the implementation method; on an interface method, or on a
+ * superclass method overridden without it, it fails startup. The bean's class must not be final.
+ * Other advice on the method, {@code @Validated} constraints included, applies when the call runs.
+ * Delayed calls are held in memory unless {@link #durable()}: calls still pending when the
+ * application stops do not run; they are logged at WARN and their futures are cancelled. An
+ * application without a web server needs {@code spring.main.keep-alive=true} to run them at all.
  *
  * <h2>Durable calls</h2>
  * With {@code durable = true} a call is a row in the application's database before the call
@@ -77,7 +81,10 @@ import java.util.concurrent.TimeUnit;
  * differences from in-memory calls:
  * <ul>
  * <li>The arguments are captured <em>by value</em>, as JSON through the application's Jackson
- * mapper, and read back with the method's declared parameter types when the call runs.
+ * mapper, and read back with the method's declared parameter types when the call runs. Startup
+ * fails for a parameter type that would not come back as it was written; a call whose argument
+ * would lose data (a subclass with more properties than the declared type) fails in the caller's
+ * thread.
  * <li>In a Spring transaction on the same {@code DataSource} the row is written in it: rolled
  * back, the call never happens; the wheel gets it only after the commit.
  * <li>At least once: a call that was <em>running</em> when its instance died runs again
@@ -156,8 +163,11 @@ public @interface DelayedExecution {
 	 * {@code "#p0"}) naming the pending call, as {@code @Cacheable(key = ...)} does. A call with
 	 * the key of a pending call of the same method replaces it (its arguments and due time), and
 	 * {@link io.github.wheeltimer.durable.DelayedCalls#cancel(String, Object)} cancels it by key.
-	 * The value is stored as its {@code toString()}; a key that evaluates to {@code null} fails the
-	 * call. Empty (the default): every call is its own. Only for durable methods.
+	 * The value is stored as its {@code toString()}, at most 500 characters; a key that evaluates
+	 * to {@code null}, or to a longer value, fails the call, and one that names a variable the
+	 * method does not have fails startup. Empty (the default): every call is its own, so a call
+	 * made twice (a retried request) runs twice and cannot be cancelled by key: give a key whenever
+	 * that may happen. Only for durable methods.
 	 * @return the key expression
 	 */
 	String key() default "";
