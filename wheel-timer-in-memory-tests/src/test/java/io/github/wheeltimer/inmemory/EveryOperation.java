@@ -2,8 +2,13 @@ package io.github.wheeltimer.inmemory;
 
 import java.util.List;
 
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One request to every operation of the {@code wheeltimer} endpoint, to the health check and to the
@@ -28,6 +33,22 @@ final class EveryOperation {
 		WRITES.forEach((uri) -> client.post().uri(uri).contentType(MediaType.APPLICATION_JSON)
 			.body("{\"drainTimeout\":\"PT0S\"}").exchange());
 		READS.forEach((uri) -> client.get().uri(uri).exchange());
+	}
+
+	/** Makes every request, then checks that none of them loaded a class of the durable calls. */
+	static void requestAndAssertNothingDurableLoaded(RestTestClient client) {
+		request(client);
+		assertThat(LoadedClasses.names()).as("the classes this JVM loaded")
+			.contains("io.github.wheeltimer.HashedWheelTimer", "io.github.wheeltimer.actuate.WheelTimerEndpoint")
+			.filteredOn((name) -> name.startsWith("io.github.wheeltimer.durable."))
+			.as("the classes of the durable calls loaded by an application that has none")
+			.isEmpty();
+	}
+
+	/** Reads a JSON answer that must be a 200. */
+	static DocumentContext get(RestTestClient client, String uri) {
+		return JsonPath.parse(client.get().uri(uri).exchange().expectStatus().isOk().returnResult(String.class)
+			.getResponseBody());
 	}
 
 }

@@ -187,18 +187,11 @@ class InMemoryActuatorTests {
 	@Test
 	@Order(6)
 	void noOperationLoadsAClassOfTheDurableCalls() {
-		EveryOperation.request(this.client);
-		assertThat(LoadedClasses.names()).as("the classes this JVM loaded")
-			.contains("io.github.wheeltimer.HashedWheelTimer", "io.github.wheeltimer.actuate.WheelTimerEndpoint")
-			.filteredOn((name) -> name.startsWith("io.github.wheeltimer.durable."))
-			.as("the classes of the durable calls loaded by an application that has none")
-			.isEmpty();
+		EveryOperation.requestAndAssertNothingDurableLoaded(this.client);
 	}
 
 	private DocumentContext get(String uri) {
-		String body = this.client.get().uri(uri).exchange().expectStatus().isOk().returnResult(String.class)
-			.getResponseBody();
-		return JsonPath.parse(body);
+		return EveryOperation.get(this.client, uri);
 	}
 
 }

@@ -222,7 +222,7 @@ class DelayedExecutionTests {
 			assertThat(reminder.cancel(false)).isTrue();
 			assertThat(timer.snapshot().counters().cancelled()).isEqualTo(1);
 			// A later call to the same method ran: the cancelled one, due earlier, would have run before it.
-			assertThat(orders.remindAfter("order-9", 400).get(10, TimeUnit.SECONDS)).isEqualTo("reminded order-9");
+			assertThat(orders.remindLater("order-9", 400).get(10, TimeUnit.SECONDS)).isEqualTo("reminded order-9");
 			assertThat(orders.invocations().all()).extracting(Invocation::arguments)
 				.containsExactly(List.of("order-9", 400));
 			assertThat(reminder).isCancelled();
@@ -418,10 +418,6 @@ class DelayedExecutionTests {
 		public CompletableFuture<String> remind(String orderId) {
 			this.invocations.record("remind", orderId);
 			return CompletableFuture.completedFuture("reminded " + orderId);
-		}
-
-		public CompletableFuture<String> remindAfter(String orderId, int marker) {
-			return remindLater(orderId, marker);
 		}
 
 		@DelayedExecution(delayString = "${orders.reminder-delay}")

@@ -226,7 +226,8 @@ class WheelTimerAutoConfigurationTests {
 				Map.entry("wheel-timer.durable.batch-size", 500),
 				Map.entry("wheel-timer.durable.failed-retention", "7d"),
 				Map.entry("wheel-timer.durable.jdbc.initialize-schema", "embedded"),
-				Map.entry("wheel-timer.durable.jdbc.table-prefix", "WHEEL_TIMER_"));
+				Map.entry("wheel-timer.durable.jdbc.table-prefix", "WHEEL_TIMER_"),
+				Map.entry("wheel-timer.durable.shutdown-timeout", "5s"));
 		Set<String> withoutDefault = Set.of("wheel-timer.timers", "wheel-timer.durable.instance-name");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrderElementsOf(
