@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
@@ -37,6 +40,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * wheel-timer-benchmarks/run-cluster                   # builds, then the full pass (about 7 minutes)
  * wheel-timer-benchmarks/run-cluster --quick           # smaller counts, fewer kills (about 4.5 minutes)
  * wheel-timer-benchmarks/run-cluster --systems ours    # some systems only: ours, ours-short, defaults, tuned
+ * wheel-timer-benchmarks/run-cluster --systems ours --only restart   # K8 alone
  * </pre>
  *
  * The systems: ours with its defaults (lease 10 s, heartbeat 2 s, poll 2 s, horizon 10 s); ours
@@ -77,9 +81,23 @@ import com.zaxxer.hikari.HikariDataSource;
  * have run once. A call that ran twice is by design if its first run started on an instance
  * killed after that start (a call in flight runs again: at least once, in both systems); any
  * other second run is a duplicate of a call that had not started, which ours must never make.</li>
+ * <li>K8, ours at its defaults only: a stops, and one instance alone on the database makes calls
+ * as in K4 until, halfway through K4's load and once it has a call in flight, it is killed and
+ * started again at once: the restart is the next one killed, a few times over. First with the
+ * name the engine makes up (process id and host: a new name at every start), whose restart takes
+ * the dead instance for dead only once it has itself been connected for a lease; then (K8b) with
+ * {@code wheel-timer.durable.instance-name} the same for every start, whose restart takes its
+ * predecessor's calls as soon as their heartbeat is seen to have stopped. Figures as in K4 (which
+ * calls the dead instance held, by its instance id; when they were released, polled every 50 ms
+ * while the restart starts; when the last of them due by then ran) and K5 (calls that ran twice),
+ * with the restart's own startup, and any run that started before its due time. db-scheduler has
+ * no such notion: a scheduler restarted under its name finds its previous run's executions only
+ * as dead ones, after its heartbeats' limit (K4).</li>
  * </ol>
- * The table is printed and written to {@code wheel-timer-benchmarks/target/cluster-report.md};
- * instance logs and run files stay in {@code wheel-timer-benchmarks/target/cluster/}.
+ * With {@code --only restart}, a pass measures K8 alone (and, without {@code --systems}, ours
+ * alone: the other systems have no figure for it). The table is printed and written to
+ * {@code wheel-timer-benchmarks/target/cluster-report.md}; instance logs and run files stay in
+ * {@code wheel-timer-benchmarks/target/cluster/}.
  */
 public final class ClusterBenchmark {
 
@@ -102,6 +120,28 @@ public final class ClusterBenchmark {
 	private static final Duration GRACE = Duration.ofSeconds(20);
 
 	private static final String OURS_METHOD = "cluster.oneSecond";
+
+	/** K8: the one system that has it, at its defaults. */
+	private static final String RESTARTED = "ours";
+
+	/**
+	 * What K8's settings promise (lease 10 s, heartbeat 2 s, poll 2 s). A made-up name is a
+	 * stranger: its instance takes nobody's calls over before it has been connected for a lease.
+	 * A configured one finds its predecessor's row at its start, and takes its calls at the first
+	 * poll that sees that row's heartbeat older than half the lease.
+	 */
+	private static final String RESTART_EXPECTED = "K8, the restart's startup, then a lease of its own (10 s) and up "
+			+ "to a poll (2 s); K8b, the restart's first poll that finds the dead instance's heartbeat older than half "
+			+ "the lease (5 s, so about 5 s after the kill), which is its very first poll, at its startup, when the "
+			+ "startup takes longer";
+
+	/** K8: blank, so that the engine makes a name up, as for an application that does not set one. */
+	private static final List<String> GENERATED_NAME = List.of("wheel-timer.durable.instance-name=",
+			"work=" + WORK_MILLIS);
+
+	/** K8b: one name for every start, as a StatefulSet's pod or a systemd unit has. */
+	private static final List<String> CONFIGURED_NAME = List.of("wheel-timer.durable.instance-name=worker-0",
+			"work=" + WORK_MILLIS);
 
 	private static final List<String> SHORT_LEASE = List.of("wheel-timer.durable.lease=3s",
 			"wheel-timer.durable.heartbeat-interval=1s", "wheel-timer.durable.poll-interval=1s");
@@ -129,6 +169,8 @@ public final class ClusterBenchmark {
 
 	private final Size size;
 
+	private final Scope scope;
+
 	private final Postgres postgres;
 
 	private Config config;
@@ -153,22 +195,24 @@ public final class ClusterBenchmark {
 
 	private long nextCall = 1;
 
-	private ClusterBenchmark(Size size, Postgres postgres) {
+	private ClusterBenchmark(Size size, Scope scope, Postgres postgres) {
 		this.size = size;
+		this.scope = scope;
 		this.postgres = postgres;
 	}
 
 	public static void main(String[] args) throws Exception {
 		List<String> arguments = Arrays.asList(args);
 		Size size = arguments.contains("--quick") ? Size.QUICK : Size.FULL;
-		List<Config> configs = configsArgument(args);
+		Scope scope = scopeArgument(args);
+		List<Config> configs = configsArgument(args, scope);
 		long start = System.nanoTime();
 		Map<String, Result> results = new LinkedHashMap<>();
 		String postgresVersion;
 		Path root = Path.of("wheel-timer-benchmarks", "target", "cluster");
 		try (Postgres postgres = Postgres.start()) {
 			postgresVersion = postgres.version();
-			ClusterBenchmark benchmark = new ClusterBenchmark(size, postgres);
+			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, postgres);
 			for (Config config : configs) {
 				Result result = new Result();
 				result.commitBefore = postgres.commitMicros();
@@ -197,12 +241,17 @@ public final class ClusterBenchmark {
 							DB_SCHEDULER_HEARTBEAT.multipliedBy(DB_SCHEDULER_MISSED).toMinutes(),
 							DB_SCHEDULER_HEARTBEAT.multipliedBy(DB_SCHEDULER_MISSED + 2).toMinutes());
 				}
+				if (!config.id.equals(RESTARTED)) {
+					result.restartNote = config.system.equals("ours") ? "not measured: at the defaults only"
+							: "no such notion: a scheduler restarted under its name finds its previous run's picked "
+									+ "executions only as dead ones, as in K4";
+				}
 				results.put(config.label, result);
 			}
 		}
 		double minutes = (System.nanoTime() - start) / 60e9;
-		String report = header(size, postgresVersion) + table(results, size) + footer(size, results, minutes)
-				+ targets(results);
+		String report = header(size, scope, postgresVersion) + table(results, size, scope)
+				+ footer(size, scope, results, minutes) + targets(results);
 		System.out.println(report);
 		Path file = root.getParent().resolve("cluster-report.md");
 		if (Files.isDirectory(file.getParent())) {
@@ -212,7 +261,19 @@ public final class ClusterBenchmark {
 		System.exit(0);
 	}
 
-	private static List<Config> configsArgument(String[] args) {
+	private static Scope scopeArgument(String[] args) {
+		for (int i = 0; i < args.length - 1; i++) {
+			if (args[i].equals("--only")) {
+				if (!args[i + 1].equals("restart")) {
+					throw new IllegalArgumentException("Unknown --only " + args[i + 1] + ", expected restart");
+				}
+				return Scope.RESTART;
+			}
+		}
+		return Scope.ALL;
+	}
+
+	private static List<Config> configsArgument(String[] args, Scope scope) {
 		for (int i = 0; i < args.length - 1; i++) {
 			if (args[i].equals("--systems")) {
 				List<String> ids = List.of(args[i + 1].split(","));
@@ -224,7 +285,9 @@ public final class ClusterBenchmark {
 				return chosen;
 			}
 		}
-		return CONFIGS;
+		// The others have no K8 figures: a pass of K8 alone would only start their databases.
+		return (scope == Scope.RESTART) ? CONFIGS.stream().filter((config) -> config.id.equals(RESTARTED)).toList()
+				: CONFIGS;
 	}
 
 	private void begin(Config config, Path root) throws Exception {
@@ -265,6 +328,22 @@ public final class ClusterBenchmark {
 	}
 
 	private void measure(Result result) throws Exception {
+		boolean restarts = this.config.id.equals(RESTARTED);
+		if (this.scope == Scope.ALL) {
+			ClusterChild a = kills(result);
+			if (restarts) {
+				// K8 wants the database to itself: a survivor would take the dead instance's calls over.
+				stop(a);
+			}
+		}
+		if (restarts) {
+			result.restartsGenerated = restarts("g", GENERATED_NAME);
+			result.restartsNamed = restarts("n", CONFIGURED_NAME);
+		}
+	}
+
+	/** K1 to K7; returns a, still running. */
+	private ClusterChild kills(Result result) throws Exception {
 		ClusterChild a = start("a", this.config.options);
 		settle();
 		result.throughput1 = throughput(List.of(a));
@@ -289,6 +368,7 @@ public final class ClusterBenchmark {
 		result.recovery = killOnce(a, b);
 		settle();
 		result.crashes = crashes(a);
+		return a;
 	}
 
 	private boolean ours() {
@@ -454,34 +534,9 @@ public final class ClusterBenchmark {
 		awaitRuns(range, killed, Math.max(CallLog.nowMicros() + Delay.FIVE_SECONDS.micros(),
 				kill + micros(this.config.recoveryCap)) + micros(this.config.look) + micros(GRACE));
 		List<RunLog.Call> calls = range.calls(this.truth);
-		Map<Long, RunLog.Call> byNumber = new HashMap<>();
-		calls.forEach((call) -> byNumber.put(call.number, call));
-		int heldStarted = 0;
-		int dueByRelease = 0;
-		int lost = 0;
-		long lastOverdue = Long.MIN_VALUE;
-		long releasedAt = (released != Long.MIN_VALUE) ? released : Long.MAX_VALUE;
-		for (Map.Entry<Long, Boolean> entry : held.entrySet()) {
-			RunLog.Call call = byNumber.get(entry.getKey());
-			if (entry.getValue()) {
-				heldStarted++;
-			}
-			RunLog.Run after = (call != null) ? call.runs.stream()
-				.filter((run) -> run.startMicros >= kill)
-				.findFirst()
-				.orElse(null) : null;
-			if (after == null) {
-				lost++;
-				continue;
-			}
-			if (after.dueMicros <= releasedAt) {
-				dueByRelease++;
-				lastOverdue = Math.max(lastOverdue, after.startMicros);
-			}
-		}
-		Recovery recovery = new Recovery(held.size(), heldStarted,
-				(released != Long.MIN_VALUE) ? seconds(released - kill) : Double.NaN, dueByRelease,
-				(lastOverdue != Long.MIN_VALUE) ? seconds(lastOverdue - kill) : Double.NaN, lost,
+		Stranded stranded = Stranded.of(held, calls, kill, released);
+		Recovery recovery = new Recovery(held.size(), stranded.started, sinceKill(released, kill),
+				stranded.dueByRelease, sinceKill(stranded.lastOverdue, kill), stranded.lost,
 				Tally.of(calls).lateness(calls));
 		System.err.printf("  kill: %s%n  kill: lateness %s%n", recovery.text(), recovery.lateness);
 		return recovery;
@@ -531,8 +586,7 @@ public final class ClusterBenchmark {
 			}
 			twice++;
 			RunLog.Run first = call.first();
-			ClusterChild ranOn = this.children.get(first.instance);
-			long killedAt = (ranOn != null) ? ranOn.killedAtMicros() : Long.MIN_VALUE;
+			long killedAt = killedAt(first);
 			if (killedAt != Long.MIN_VALUE && killedAt > first.startMicros) {
 				byDesign++;
 				if (first.ended() && first.endMicros < killedAt) {
@@ -552,6 +606,94 @@ public final class ClusterBenchmark {
 		return crashes;
 	}
 
+	/**
+	 * K8: one instance alone on the database makes calls as in K4 and, once it has a call in
+	 * flight, is killed and started again at once with the same options; the restart is the next
+	 * one killed. The release is watched from the kill on, while the restart starts: a restart
+	 * that knows its predecessor may take its calls before it answers that it is ready.
+	 */
+	private List<Restart> restarts(String role, List<String> options) throws Exception {
+		List<Restart> restarts = new ArrayList<>();
+		ClusterChild instance = start(role, options);
+		for (int cycle = 0; cycle < this.size.restarts; cycle++) {
+			settle();
+			long first = take(BLOCK);
+			instance.send(String.format(Locale.ROOT, "load %d %d 1 %s 600000 ONE_SECOND,TWO_SECONDS,FIVE_SECONDS",
+					first, BLOCK, PACED_RATE));
+			Thread.sleep(this.size.killWindowMillis / 2);
+			awaitHolding(instance);
+			String name = instanceName(instance);
+			long kill = kill(instance);
+			Map<Long, Boolean> held = held(instance);
+			ClusterChild dead = instance;
+			long deadline = kill + micros(this.config.recoveryCap);
+			CompletableFuture<Long> released = CompletableFuture.supplyAsync(() -> {
+				try {
+					return awaitReleased(dead, deadline);
+				}
+				catch (Exception ex) {
+					throw new CompletionException(ex);
+				}
+			});
+			instance = start(role, options);
+			long ready = CallLog.nowMicros();
+			long releasedAt = released.join();
+			Ranges range = new Ranges(new long[] { first }, BLOCK);
+			Map<Long, Long> killed = new HashMap<>();
+			held.keySet().forEach((number) -> killed.put(number, kill));
+			awaitRuns(range, killed, Math.max(CallLog.nowMicros() + Delay.FIVE_SECONDS.micros(), deadline)
+					+ micros(this.config.look) + micros(GRACE));
+			List<RunLog.Call> calls = range.calls(this.truth);
+			Stranded stranded = Stranded.of(held, calls, kill, releasedAt);
+			int twice = 0;
+			int byDesign = 0;
+			int early = 0;
+			int lost = stranded.lost;
+			for (RunLog.Call call : calls) {
+				early += (int) call.runs.stream().filter((run) -> run.startMicros < run.dueMicros).count();
+				if (!call.ran() && !held.containsKey(call.number)) {
+					lost++;
+				}
+				if (call.runs.size() > 1) {
+					twice++;
+					if (killedAt(call.first()) > call.first().startMicros) {
+						byDesign++;
+					}
+				}
+			}
+			Restart restart = new Restart(seconds(ready - kill), held.size(), stranded.started,
+					sinceKill(releasedAt, kill), stranded.dueByRelease, sinceKill(stranded.lastOverdue, kill),
+					calls.size(), twice, byDesign, early, lost);
+			System.err.printf("  restart %d: %s (instance '%s') killed, %s took over %d calls: %s%n", cycle + 1,
+					dead.name, name, instance.name, instance.counts()[8], Restart.text(List.of(restart)));
+			restarts.add(restart);
+		}
+		stop(instance);
+		return restarts;
+	}
+
+	/** The instance's name in the instance table, for the log: made up by the engine, or configured. */
+	private String instanceName(ClusterChild instance) throws SQLException {
+		try (Connection connection = this.admin.getConnection();
+				PreparedStatement select = connection
+					.prepareStatement("SELECT name FROM wheel_timer_instance WHERE id = CAST(? AS uuid)")) {
+			select.setString(1, instance.instance);
+			try (ResultSet rows = select.executeQuery()) {
+				return rows.next() ? rows.getString(1) : "?";
+			}
+		}
+	}
+
+	/** When the instance a run was on was killed; {@link Long#MIN_VALUE} if it was not. */
+	private long killedAt(RunLog.Run run) {
+		ClusterChild ranOn = this.children.get(run.instance);
+		return (ranOn != null) ? ranOn.killedAtMicros() : Long.MIN_VALUE;
+	}
+
+	private static double sinceKill(long micros, long kill) {
+		return (micros != Long.MIN_VALUE) ? seconds(micros - kill) : Double.NaN;
+	}
+
 	private long kill(ClusterChild child) throws InterruptedException {
 		this.childCpuSeconds += child.cpuSeconds();
 		long at = child.kill();
@@ -566,11 +708,11 @@ public final class ClusterBenchmark {
 	private Map<Long, Boolean> held(ClusterChild dead) throws SQLException {
 		Map<Long, Boolean> held = new LinkedHashMap<>();
 		String sql = ours()
-				? "SELECT arguments FROM wheel_timer_call WHERE owner_id IN (SELECT id FROM wheel_timer_instance WHERE name = ?)"
+				? "SELECT arguments FROM wheel_timer_call WHERE owner_id = CAST(? AS uuid)"
 				: "SELECT task_instance FROM scheduled_tasks WHERE picked AND picked_by = ?";
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(sql)) {
-			select.setString(1, dead.name);
+			select.setString(1, dead.instance);
 			try (ResultSet rows = select.executeQuery()) {
 				while (rows.next()) {
 					String text = rows.getString(1);
@@ -605,12 +747,11 @@ public final class ClusterBenchmark {
 	private void awaitHolding(ClusterChild instance) throws Exception {
 		long deadline = CallLog.nowMicros() + 2_000_000 + micros(this.config.look);
 		String inFlight = ours()
-				? "SELECT COUNT(*) FROM wheel_timer_call WHERE state = 'RUNNING' AND owner_id IN (SELECT id FROM"
-						+ " wheel_timer_instance WHERE name = ?)"
+				? "SELECT COUNT(*) FROM wheel_timer_call WHERE state = 'RUNNING' AND owner_id = CAST(? AS uuid)"
 				: heldCount();
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(inFlight)) {
-			select.setString(1, instance.name);
+			select.setString(1, instance.instance);
 			boolean seen = false;
 			while (CallLog.nowMicros() < deadline) {
 				try (ResultSet rows = select.executeQuery()) {
@@ -628,7 +769,7 @@ public final class ClusterBenchmark {
 
 	private String heldCount() {
 		return ours()
-				? "SELECT COUNT(*) FROM wheel_timer_call WHERE owner_id IN (SELECT id FROM wheel_timer_instance WHERE name = ?)"
+				? "SELECT COUNT(*) FROM wheel_timer_call WHERE owner_id = CAST(? AS uuid)"
 				: "SELECT COUNT(*) FROM scheduled_tasks WHERE picked AND picked_by = ?";
 	}
 
@@ -636,7 +777,7 @@ public final class ClusterBenchmark {
 	private long awaitReleased(ClusterChild dead, long deadlineMicros) throws Exception {
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(heldCount())) {
-			select.setString(1, dead.name);
+			select.setString(1, dead.instance);
 			while (CallLog.nowMicros() < deadlineMicros) {
 				long now = CallLog.nowMicros();
 				try (ResultSet rows = select.executeQuery()) {
@@ -708,20 +849,36 @@ public final class ClusterBenchmark {
 		return micros / 1e6;
 	}
 
-	private static String header(Size size, String postgresVersion) {
+	private static String header(Size size, Scope scope, String postgresVersion) {
 		return String.format(Locale.ROOT,
-				"## Durable calls on a cluster, with kills, %s pass%n%n%s, %s %s, %d cores, %s; PostgreSQL %s "
+				"## Durable calls on a cluster, with kills, %s pass%s%n%n%s, %s %s, %d cores, %s; PostgreSQL %s "
 						+ "(embedded; synchronous_commit on), one database per system; each instance a JVM of its "
 						+ "own (-Xmx512m), killed with SIGKILL%n%n",
-				size.name().toLowerCase(Locale.ROOT), LocalDate.now(), System.getProperty("java.vm.name"),
+				size.name().toLowerCase(Locale.ROOT), (scope == Scope.RESTART) ? ", K8 alone" : "", LocalDate.now(),
+				System.getProperty("java.vm.name"),
 				System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
 				System.getProperty("os.name"), postgresVersion);
 	}
 
-	private static String table(Map<String, Result> results, Size size) {
+	private static String table(Map<String, Result> results, Size size, Scope scope) {
 		StringBuilder table = new StringBuilder("| row | what |");
 		results.keySet().forEach((label) -> table.append(' ').append(label).append(" |"));
 		table.append("\n|---|---|").append("---|".repeat(results.size())).append('\n');
+		if (scope == Scope.ALL) {
+			kills(table, results, size);
+		}
+		row(table, "K8", String.format(Locale.ROOT, "restart: one instance alone, %.0f calls/s, delays 1/2/5 s, 50 ms "
+				+ "of work, killed (SIGKILL) while holding calls and started again at once, with the instance name the "
+				+ "engine makes up; when the restart released the dead one's calls, when the last of them due by then "
+				+ "ran, and which calls ran twice", PACED_RATE), results,
+				(r) -> (r.restartNote != null) ? r.restartNote : Restart.text(r.restartsGenerated));
+		row(table, "K8b", "restart as K8, with `wheel-timer.durable.instance-name` the same for both runs", results,
+				(r) -> (r.restartNote != null) ? r.restartNote : Restart.text(r.restartsNamed));
+		return table.toString();
+	}
+
+	/** K1 to K7. */
+	private static void kills(StringBuilder table, Map<String, Result> results, Size size) {
 		String load = String.format(Locale.ROOT, "%d callers per instance flat out for %.0f s, delay 1 s", THREADS,
 				size.loadMillis / 1e3);
 		row(table, "K1", "throughput, 1 instance: calls/s, " + load, results, (r) -> r.throughput1.text());
@@ -744,7 +901,6 @@ public final class ClusterBenchmark {
 				(r) -> r.recovery.lateness);
 		row(table, "K7", "false deaths with no kill (K1–K3): calls a live instance lost to another, or that ran twice",
 				results, (r) -> r.falseDeaths);
-		return table.toString();
 	}
 
 	private static void row(StringBuilder table, String id, String title, Map<String, Result> results,
@@ -763,32 +919,44 @@ public final class ClusterBenchmark {
 		table.append('\n');
 	}
 
-	private static String footer(Size size, Map<String, Result> results, double minutes) {
-		StringBuilder footer = new StringBuilder(String.format(Locale.ROOT,
-				"%nK1: calls made over the time from the first one's due time to the last run. K2: everything the "
-						+ "instances sent during K1, polling and heartbeats included, over the calls; a batch counts "
-						+ "once. K3: from the due instant to the last run; the harness wrote the calls %.0f s ahead "
-						+ "(not counted in K2). K4-K6: db-scheduler with a 2 s heartbeat (dead after 12 s, looked for "
-						+ "every 4 s); at its default heartbeat of %d min and %d missed heartbeats, an execution picked "
-						+ "just before a kill is found dead 30 to 40 minutes later (marked computed). K6: lateness of the "
-						+ "run that did each call's work (a call cut by the kill counts by its second run). Ours' "
-						+ "expected "
-						+ "release: %s (defaults), %s (short lease). The pass took %.1f minutes.%n%n"
-						+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for "
-						+ "figures worth comparing), and a one-row autocommit insert before and after:",
-				size.burstLead.toMillis() / 1e3, DB_SCHEDULER_HEARTBEAT.toMinutes(), DB_SCHEDULER_MISSED, CONFIGS.get(0).expected,
-				CONFIGS.get(1).expected, minutes));
+	private static String footer(Size size, Scope scope, Map<String, Result> results, double minutes) {
+		StringBuilder footer = new StringBuilder(String.format("%n"));
+		if (scope == Scope.ALL) {
+			footer.append(kills(size));
+		}
+		footer.append(String.format(Locale.ROOT, "K8: the instance is killed %.0f s into its load, once it has a call "
+				+ "in flight, and started again at once with the same settings; the restart is the next one killed. "
+				+ "Ready: from the kill to the restart's answer that its application runs. The release is polled every "
+				+ "50 ms from the kill on. Expected release: %s. The pass took %.1f minutes.%n%n"
+				+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for figures worth "
+				+ "comparing), and a one-row autocommit insert before and after:", size.killWindowMillis / 2e3,
+				RESTART_EXPECTED, minutes));
 		results.forEach((label, result) -> footer.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f/%.0f µs;",
 				label, result.otherCores, result.commitBefore, result.commitAfter)));
 		footer.setLength(footer.length() - 1);
 		return footer.append(".\n").toString();
 	}
 
+	/** The notes on K1 to K7. */
+	private static String kills(Size size) {
+		return String.format(Locale.ROOT,
+				"K1: calls made over the time from the first one's due time to the last run. K2: everything the "
+						+ "instances sent during K1, polling and heartbeats included, over the calls; a batch counts "
+						+ "once. K3: from the due instant to the last run; the harness wrote the calls %.0f s ahead "
+						+ "(not counted in K2). K4-K6: db-scheduler with a 2 s heartbeat (dead after 12 s, looked for "
+						+ "every 4 s); at its default heartbeat of %d min and %d missed heartbeats, an execution picked "
+						+ "just before a kill is found dead 30 to 40 minutes later (marked computed). K6: lateness of the "
+						+ "run that did each call's work (a call cut by the kill counts by its second run). Ours' "
+						+ "expected release in K4: %s (defaults), %s (short lease). ",
+				size.burstLead.toMillis() / 1e3, DB_SCHEDULER_HEARTBEAT.toMinutes(), DB_SCHEDULER_MISSED, CONFIGS.get(0).expected,
+				CONFIGS.get(1).expected);
+	}
+
 	/** The targets, as far as this run's systems allow. */
 	private static String targets(Map<String, Result> results) {
 		Result ours = results.get(CONFIGS.get(0).label);
 		Result tuned = results.get(CONFIGS.get(3).label);
-		StringBuilder text = new StringBuilder("\n| target | ours | verdict |\n|---|---|---|\n");
+		StringBuilder text = new StringBuilder();
 		if (ours != null && ours.recovery != null) {
 			double defaultsMinutes = DB_SCHEDULER_HEARTBEAT.multipliedBy(DB_SCHEDULER_MISSED).toSeconds() / 60.0;
 			double oursSeconds = Double.isNaN(ours.recovery.lastOverdue) ? ours.recovery.released
@@ -814,15 +982,15 @@ public final class ClusterBenchmark {
 							+ "| %s |%n",
 					one, two, (one >= 0.5 && (Double.isNaN(two) || two >= 0.5)) ? "met" : "**not met**"));
 		}
-		return text.toString();
+		return text.isEmpty() ? "" : "\n| target | ours | verdict |\n|---|---|---|\n" + text;
 	}
 
 	/** How much of each step: FULL for the table (about 7 minutes), QUICK a smaller pass (about 4.5 minutes). */
 	enum Size {
 
-		FULL(6_000, 10_000, Duration.ofSeconds(4), 6_000, 5, 2_000),
+		FULL(6_000, 10_000, Duration.ofSeconds(4), 6_000, 5, 2_000, 3),
 
-		QUICK(3_000, 5_000, Duration.ofSeconds(3), 4_000, 3, 1_500);
+		QUICK(3_000, 5_000, Duration.ofSeconds(3), 4_000, 3, 1_500, 1);
 
 		final long loadMillis;
 
@@ -836,14 +1004,26 @@ public final class ClusterBenchmark {
 
 		final long holdMillis;
 
-		Size(long loadMillis, int burst, Duration burstLead, long killWindowMillis, int crashes, long holdMillis) {
+		/** K8: kills, each restarted at once, per instance name setting. */
+		final int restarts;
+
+		Size(long loadMillis, int burst, Duration burstLead, long killWindowMillis, int crashes, long holdMillis,
+				int restarts) {
 			this.loadMillis = loadMillis;
 			this.burst = burst;
 			this.burstLead = burstLead;
 			this.killWindowMillis = killWindowMillis;
 			this.crashes = crashes;
 			this.holdMillis = holdMillis;
+			this.restarts = restarts;
 		}
+
+	}
+
+	/** Which rows a pass measures: all of them, or ({@code --only restart}) K8 alone. */
+	enum Scope {
+
+		ALL, RESTART
 
 	}
 
@@ -1003,6 +1183,96 @@ public final class ClusterBenchmark {
 
 	}
 
+	/**
+	 * What became of the calls a killed instance held (K4, K8): how many had started there; of
+	 * their runs after the kill, how many were due by the release and when the last of those
+	 * started; and how many never ran after the kill.
+	 */
+	record Stranded(int started, int dueByRelease, long lastOverdue, int lost) {
+
+		/**
+		 * @param held call number to whether its run had started on the dead instance
+		 * @param released when the database released them, {@link Long#MIN_VALUE} if it did not
+		 */
+		static Stranded of(Map<Long, Boolean> held, List<RunLog.Call> calls, long kill, long released) {
+			Map<Long, RunLog.Call> byNumber = new HashMap<>();
+			calls.forEach((call) -> byNumber.put(call.number, call));
+			int started = 0;
+			int dueByRelease = 0;
+			int lost = 0;
+			long lastOverdue = Long.MIN_VALUE;
+			long releasedAt = (released != Long.MIN_VALUE) ? released : Long.MAX_VALUE;
+			for (Map.Entry<Long, Boolean> entry : held.entrySet()) {
+				RunLog.Call call = byNumber.get(entry.getKey());
+				if (entry.getValue()) {
+					started++;
+				}
+				RunLog.Run after = (call != null) ? call.runs.stream()
+					.filter((run) -> run.startMicros >= kill)
+					.findFirst()
+					.orElse(null) : null;
+				if (after == null) {
+					lost++;
+					continue;
+				}
+				if (after.dueMicros <= releasedAt) {
+					dueByRelease++;
+					lastOverdue = Math.max(lastOverdue, after.startMicros);
+				}
+			}
+			return new Stranded(started, dueByRelease, lastOverdue, lost);
+		}
+
+	}
+
+	/**
+	 * K8: one kill and its restart; seconds from the kill.
+	 * @param ready when the restart answered that it was ready (its JVM and application started)
+	 * @param calls the calls the killed instance made since its start
+	 * @param byDesign of those that ran twice, the ones whose first run the kill cut
+	 * @param early runs that started before their call's due time
+	 */
+	record Restart(double ready, int held, int heldStarted, double released, int dueByRelease, double lastOverdue,
+			int calls, int twice, int byDesign, int early, int lost) {
+
+		/** The kills of one setting: each figure for every kill in turn. */
+		static String text(List<Restart> restarts) {
+			int calls = restarts.stream().mapToInt(Restart::calls).sum();
+			int twice = restarts.stream().mapToInt(Restart::twice).sum();
+			int byDesign = restarts.stream().mapToInt(Restart::byDesign).sum();
+			int early = restarts.stream().mapToInt(Restart::early).sum();
+			int lost = restarts.stream().mapToInt(Restart::lost).sum();
+			String text = String.format(Locale.ROOT,
+					"%s: held %s calls (%s started), restarted at once (ready %s s after the kill): released %s s "
+							+ "after the kill; the %s due by then ran by %s s; %d of %,d calls ran twice: %d cut by %s "
+							+ "after their first run started, %s that had not started; %s",
+					(restarts.size() == 1) ? "1 kill" : restarts.size() + " kills",
+					each(restarts, (r) -> Integer.toString(r.held)),
+					each(restarts, (r) -> Integer.toString(r.heldStarted)), each(restarts, (r) -> tenths(r.ready)),
+					each(restarts, (r) -> tenths(r.released)), each(restarts, (r) -> Integer.toString(r.dueByRelease)),
+					each(restarts, (r) -> tenths(r.lastOverdue)),
+					twice, calls, byDesign, (restarts.size() == 1) ? "the kill" : "a kill",
+					(twice > byDesign) ? "**" + (twice - byDesign) + "**" : "0",
+					(early > 0) ? "**" + early + " runs early**" : "0 early");
+			if (restarts.stream().anyMatch((r) -> Double.isNaN(r.released))) {
+				text += ", **not released within the wait**";
+			}
+			if (lost > 0) {
+				text += ", **" + lost + " never ran**";
+			}
+			return text;
+		}
+
+		private static String each(List<Restart> restarts, Function<Restart, String> figure) {
+			return restarts.stream().map(figure).collect(Collectors.joining(" / "));
+		}
+
+		private static String tenths(double seconds) {
+			return Double.isNaN(seconds) ? "–" : String.format(Locale.ROOT, "%.1f", seconds);
+		}
+
+	}
+
 	private static String problems(int twice, int missing) {
 		String text = "";
 		if (twice > 0) {
@@ -1035,6 +1305,15 @@ public final class ClusterBenchmark {
 		String computedRecovery = "";
 
 		Crashes crashes;
+
+		/** K8: ours at its defaults, restarted with the name the engine makes up. */
+		List<Restart> restartsGenerated;
+
+		/** K8b: the same, with a configured instance name. */
+		List<Restart> restartsNamed;
+
+		/** Why a system has no K8 figures. */
+		String restartNote;
 
 		double otherCores = Double.NaN;
 

@@ -37,6 +37,13 @@ final class ClusterChild {
 
 	final Path runLog;
 
+	/**
+	 * What the database knows it by, from its {@code @ready}: ours, its instance id; db-scheduler,
+	 * its name. The parent finds a dead instance's calls by it, not by name: a restarted instance
+	 * may share its predecessor's name, and a name the engine made up is not the parent's.
+	 */
+	String instance;
+
 	private final Process process;
 
 	private final PrintStream commands;
@@ -77,7 +84,7 @@ final class ClusterChild {
 		synchronized (alive) {
 			alive.add(child);
 		}
-		child.await("@ready", Duration.ofSeconds(120));
+		child.instance = child.await("@ready", Duration.ofSeconds(120)).substring("@ready ".length());
 		return child;
 	}
 

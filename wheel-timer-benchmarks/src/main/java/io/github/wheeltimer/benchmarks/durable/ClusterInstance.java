@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,13 +50,18 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * {@code @DelayedExecution(durable = true)} methods) or db-scheduler (the plain library).
  * <p>
  * Arguments: {@code ours|db-scheduler <jdbc url> <instance name> <run log file> [key=value...]}.
- * For ours, each {@code key=value} is a Spring property ({@code wheel-timer.durable.lease=3s});
- * for db-scheduler: {@code poll=100ms}, {@code lock-and-fetch=true}, {@code heartbeat=2s}.
+ * For both, {@code work=<ms>} sets each run's work from the start, as the {@code work} command
+ * does later. For ours, every other {@code key=value} is a Spring property
+ * ({@code wheel-timer.durable.lease=3s}); the instance name is its
+ * {@code wheel-timer.durable.instance-name} unless that property is given, and given blank
+ * ({@code wheel-timer.durable.instance-name=}) it leaves the engine to make one up, as an
+ * application that does not set it. For db-scheduler: {@code poll=100ms},
+ * {@code lock-and-fetch=true}, {@code heartbeat=2s}.
  * <p>
  * It talks to the parent over its standard input and output, one line each way; replies start
  * with {@code @}, and logging goes to standard error (a file of the parent's):
  * <pre>
- * (start)                                                   -&gt; &#64;ready
+ * (start)            -&gt; &#64;ready &lt;what the database knows it by: ours' instance id, db-scheduler's name&gt;
  * work &lt;ms&gt;          every run from now on sleeps this long (the call's work)
  * load &lt;first&gt; &lt;max&gt; &lt;threads&gt; &lt;per second&gt; &lt;ms&gt; &lt;delays&gt;
  *                    callers make calls numbered from first, flat out (0 per second) or paced,
@@ -93,8 +99,10 @@ public final class ClusterInstance {
 			int equals = option.indexOf('=');
 			options.put(option.substring(0, equals), option.substring(equals + 1));
 		}
+		// Before the node starts: a restarted instance may run its predecessor's calls at its first poll.
+		workMillis = Long.parseLong(Objects.requireNonNullElse(options.remove("work"), "0"));
 		Node node = system.equals("ours") ? new OursNode(url, name, options) : new DbSchedulerNode(url, name, options);
-		reply("@ready");
+		reply("@ready " + node.instance());
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
 		String line;
 		while ((line = in.readLine()) != null) {
@@ -212,6 +220,13 @@ public final class ClusterInstance {
 
 		void schedule(long call, Delay delay, long dueMicros);
 
+		/**
+		 * What the database knows this instance by, for the parent to find the calls it holds:
+		 * ours, its instance id (its name may be its predecessor's, or made up by the engine);
+		 * db-scheduler, its scheduler name ({@code picked_by}).
+		 */
+		String instance();
+
 		/** The {@code @counts} reply. */
 		String counts();
 
@@ -229,7 +244,9 @@ public final class ClusterInstance {
 	/**
 	 * Ours: a Spring Boot application with its defaults, but for the {@code wheel-timer.*}
 	 * properties the parent gives; the DataSource from {@code spring.datasource.*}, wrapped in a
-	 * {@link CountingDataSource} as in {@link OursSystem}.
+	 * {@link CountingDataSource} as in {@link OursSystem}. Its instance name is the parent's name
+	 * for it unless the parent gives {@code wheel-timer.durable.instance-name} itself: a restart
+	 * under its predecessor's name, or a blank one for a name the engine makes up.
 	 */
 	private static final class OursNode implements Node {
 
@@ -240,11 +257,14 @@ public final class ClusterInstance {
 		private final DurableCalls calls;
 
 		OursNode(String url, String name, Map<String, String> options) {
+			Map<String, String> properties = new LinkedHashMap<>();
+			properties.put("wheel-timer.durable.instance-name", name);
+			// Replaced, not added: a property given twice on the command line binds as both values, joined.
+			properties.putAll(options);
 			List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
 					"--spring.datasource.url=" + url, "--spring.datasource.username=" + Postgres.USER,
-					"--spring.datasource.password=", "--wheel-timer.durable.jdbc.initialize-schema=always",
-					"--wheel-timer.durable.instance-name=" + name));
-			options.forEach((key, value) -> arguments.add("--" + key + "=" + value));
+					"--spring.datasource.password=", "--wheel-timer.durable.jdbc.initialize-schema=always"));
+			properties.forEach((key, value) -> arguments.add("--" + key + "=" + value));
 			this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
 				.logStartupInfo(false)
 				.run(arguments.toArray(String[]::new));
@@ -260,6 +280,11 @@ public final class ClusterInstance {
 				case FIVE_SECONDS -> this.targets.fiveSeconds(call, dueMicros);
 				default -> throw new IllegalArgumentException("No durable method for " + delay);
 			}
+		}
+
+		@Override
+		public String instance() {
+			return this.calls.instance().toString();
 		}
 
 		@Override
@@ -336,6 +361,8 @@ public final class ClusterInstance {
 
 		private final CountingDataSource counter;
 
+		private final String name;
+
 		private final Scheduler scheduler;
 
 		private final OneTimeTask<DbSchedulerSystem.CallData> task = Tasks
@@ -344,6 +371,7 @@ public final class ClusterInstance {
 					instance.getData().dueAtEpochMicros()));
 
 		DbSchedulerNode(String url, String name, Map<String, String> options) {
+			this.name = name;
 			this.pool = Postgres.pool(url, name);
 			this.counter = new CountingDataSource(this.pool);
 			SchedulerBuilder builder = Scheduler.create(new TransactionAwareDataSourceProxy(this.counter), this.task)
@@ -367,6 +395,11 @@ public final class ClusterInstance {
 			this.scheduler.scheduleIfNotExists(
 					this.task.instance(Long.toString(call), new DbSchedulerSystem.CallData(call, dueMicros)),
 					Instant.now().plus(delay.duration()));
+		}
+
+		@Override
+		public String instance() {
+			return this.name;
 		}
 
 		@Override

@@ -14,6 +14,7 @@
  * <pre>
  * wheel-timer-benchmarks/run-cluster           # builds, then the full pass
  * wheel-timer-benchmarks/run-cluster --quick   # a smaller pass
+ * wheel-timer-benchmarks/run-cluster --systems ours --only restart   # kill -9 and restart at once (K8) alone
  * </pre>
  * The test command does not run any of it, and no test asserts a speed.
  */
