@@ -67,7 +67,10 @@ import org.springframework.util.StringUtils;
  * <li>heartbeats run on their own timer ({@link DurableLease});
  * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()});
  * <li>{@link #stop()} runs on the thread that closes the application; it waits, on {@code draining},
- * for the calls it keeps to pass their gates on the executors' threads.
+ * for the calls it keeps to pass their gates on the executors' threads. From then on every
+ * statement (its own, the gates', the writes', {@link #destroy()}'s) goes through one
+ * {@link ShutdownBudget}, so that a database gone away cannot hold the stop for longer than
+ * {@code wheel-timer.durable.shutdown-timeout}.
  * </ul>
  * The database decides every race between instances (a claim skips locked rows, the gate is one
  * conditional update); in memory, {@code held} and the counters are concurrent, and a database

@@ -16,8 +16,9 @@ import io.github.wheeltimer.durable.DatabaseProblems.Source;
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
  * connection to the database.
  * <p>
- * Threads: the heartbeat runs on a private timer on real time (the database judges leases on its
- * own real clock), one beat at a time, each armed by the one before. The poll reads the state
+ * Threads: the heartbeat is armed on a private timer on real time (the database judges leases on
+ * its own real clock) and runs on a thread of its own, one beat at a time, each armed by the one
+ * before. The poll reads the state
  * below, and reports its own database failures to it; every field is volatile and written whole,
  * so no lock is needed. What is wrong with the database is kept by {@link DatabaseProblems}.
  */
