@@ -40,6 +40,12 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 	@Override
 	public DurableCallsDescriptor describe() {
 		CountsDescriptor counts = counts(this.durable.counts());
+		String problem = this.durable.problem();
+		if (this.durable.unreachable()) {
+			// Known already: no wait for the pool's connection timeout.
+			return new DurableCallsDescriptor(Map.of(), null, this.durable.held(), List.of(), List.of(), Map.of(),
+					counts, problem);
+		}
 		try {
 			DurableCalls.Report report = this.durable.report(FAILED_LISTED);
 			Map<String, Long> calls = new LinkedHashMap<>();
@@ -59,25 +65,47 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 						instance.alive(), instance.calls(), instance.methods()))
 				.toList();
 			return new DurableCallsDescriptor(calls, oldestOverdue, this.durable.held(), instances,
-					failed(report.failed()), unknown, counts, this.durable.problem());
+					failed(report.failed()), unknown, counts, problem);
 		}
 		catch (DataAccessException ex) {
-			String problem = this.durable.problem();
 			return new DurableCallsDescriptor(Map.of(), null, this.durable.held(), List.of(), List.of(), Map.of(),
-					counts, (problem != null) ? problem : "The database cannot be read: " + ex.getMessage());
+					counts, "The database cannot be read: " + ex.getMessage());
 		}
 	}
 
 	@Override
 	public WheelTimerEndpoint.FailedCallsDescriptor failed(@Nullable String methodId) {
-		return new WheelTimerEndpoint.FailedCallsDescriptor(methodId, this.durable.countFailed(methodId),
-				failed(this.durable.failedCalls(methodId, FAILED_PAGE)));
+		requireReachable();
+		try {
+			return new WheelTimerEndpoint.FailedCallsDescriptor(methodId, this.durable.countFailed(methodId),
+					failed(this.durable.failedCalls(methodId, FAILED_PAGE)));
+		}
+		catch (DataAccessException ex) {
+			throw unavailable(ex);
+		}
 	}
 
 	@Override
 	public WheelTimerEndpoint.RequeueDescriptor requeue(@Nullable String methodId) {
-		DurableCallStore.Requeued requeued = this.durable.requeueFailed(methodId);
-		return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
+		requireReachable();
+		try {
+			DurableCallStore.Requeued requeued = this.durable.requeueFailed(methodId);
+			return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
+		}
+		catch (DataAccessException ex) {
+			throw unavailable(ex);
+		}
+	}
+
+	/** Known unreachable: answers at once instead of waiting for the pool's connection timeout. */
+	private void requireReachable() {
+		if (this.durable.unreachable()) {
+			throw new DurableCallsUnavailableException(String.valueOf(this.durable.problem()), null);
+		}
+	}
+
+	private static DurableCallsUnavailableException unavailable(DataAccessException ex) {
+		return new DurableCallsUnavailableException("The database cannot be read: " + ex.getMessage(), ex);
 	}
 
 	private static List<FailedCallDescriptor> failed(List<DurableCallStore.FailedCall> calls) {

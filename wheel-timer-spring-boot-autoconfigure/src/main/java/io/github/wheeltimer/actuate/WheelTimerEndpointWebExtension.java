@@ -81,7 +81,13 @@ public class WheelTimerEndpointWebExtension {
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> failed(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		WheelTimerEndpoint.FailedCallsDescriptor failed = this.delegate.failed(section, calls, method);
+		WheelTimerEndpoint.FailedCallsDescriptor failed;
+		try {
+			failed = this.delegate.failed(section, calls, method);
+		}
+		catch (DurableCallsUnavailableException ex) {
+			return unavailable(ex);
+		}
 		return (failed != null) ? new WebEndpointResponse<>(failed) : durableNotFound(section, calls);
 	}
 
@@ -96,8 +102,19 @@ public class WheelTimerEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		WheelTimerEndpoint.RequeueDescriptor requeued = this.delegate.requeue(section, calls, method);
+		WheelTimerEndpoint.RequeueDescriptor requeued;
+		try {
+			requeued = this.delegate.requeue(section, calls, method);
+		}
+		catch (DurableCallsUnavailableException ex) {
+			return unavailable(ex);
+		}
 		return (requeued != null) ? new WebEndpointResponse<>(requeued) : durableNotFound(section, calls);
+	}
+
+	private static WebEndpointResponse<OperationResponseBody> unavailable(DurableCallsUnavailableException ex) {
+		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE,
+				"Service Unavailable", String.valueOf(ex.getMessage())), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 	}
 
 	private WebEndpointResponse<OperationResponseBody> durableNotFound(String section, String calls) {

@@ -15,7 +15,7 @@ final class JvmExit {
 	private JvmExit() {
 	}
 
-	/** Reads every thread's stack: for a stop with calls left, never on a hot path. */
+	/** Reads every thread's stack: once, at the stop of an application with delayed calls to lose. */
 	static boolean lastThreadEnded() {
 		for (Map.Entry<Thread, StackTraceElement[]> thread : Thread.getAllStackTraces().entrySet()) {
 			if (!"DestroyJavaVM".equals(thread.getKey().getName())) {

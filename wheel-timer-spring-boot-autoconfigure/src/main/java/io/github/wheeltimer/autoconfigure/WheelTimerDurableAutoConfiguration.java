@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.actuate.DurableCallsHealthIndicator;
 import io.github.wheeltimer.actuate.DurableCallsMetrics;
+import io.github.wheeltimer.actuate.JdbcDurableCallsOperations;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.durable.DelayedCalls;
 import io.github.wheeltimer.durable.DurableCalls;
@@ -21,6 +22,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -71,10 +73,9 @@ public final class WheelTimerDurableAutoConfiguration {
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
 			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
-		// Its script runs first, in a context without Spring Boot's database initialization ordering
-		// too: the durable calls check their tables when they are created.
-		schema.ifAvailable((initializer) -> {
-		});
+		// Created first, so its script runs first, in a context without Spring Boot's database
+		// initialization ordering too: the durable calls check their tables when they are created.
+		schema.getIfAvailable();
 		HashedWheelTimer pollTimer = builders.getObject().threadFactory(daemon("wheel-timer-durable-poll")).build();
 		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer, beanFactory);
 	}
@@ -100,6 +101,19 @@ public final class WheelTimerDurableAutoConfiguration {
 		@ConditionalOnMissingBean(name = "wheelTimerDurableHealthIndicator")
 		DurableCallsHealthIndicator wheelTimerDurableHealthIndicator(DurableCalls calls) {
 			return new DurableCallsHealthIndicator(calls);
+		}
+
+	}
+
+	/** What the wheeltimer endpoint reads and changes of the durable calls, when Actuator is there. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		JdbcDurableCallsOperations wheelTimerDurableCallsOperations(DurableCalls calls) {
+			return new JdbcDurableCallsOperations(calls);
 		}
 
 	}
@@ -140,6 +154,12 @@ public final class WheelTimerDurableAutoConfiguration {
 		}
 		String name = properties.getInstanceName();
 		boolean configured = name != null && !name.isBlank();
+		if (configured && (name.trim().length() > 200 || name.indexOf('\0') >= 0)) {
+			// It decides which instance's calls a start takes over: stored cut or changed, two names
+			// that differ could become one.
+			throw InvalidPropertyValues.invalid(environment, prefix + "instance-name", name,
+					"must be at most 200 characters (UTF-16 units), without NUL, as it is stored so");
+		}
 		if (!configured) {
 			name = environment.getProperty("spring.application.name", "application") + "@"
 					+ ManagementFactory.getRuntimeMXBean().getName();

@@ -57,15 +57,16 @@ public class WheelTimerDurableProperties {
 	/**
 	 * Name of this instance, shown to operators. Defaults to spring.application.name (or
 	 * "application"), the process id and the host name. When set, it must be this instance's alone
-	 * (a StatefulSet pod's name): an instance that starts with the name of one that died takes its
-	 * calls over at once, without waiting for its lease.
+	 * (a StatefulSet pod's name), at most 200 characters: an instance that starts with the name of
+	 * one that died takes its calls over without waiting for its lease, once their heartbeat has
+	 * been silent for half the lease.
 	 */
 	private @Nullable String instanceName;
 
 	/**
-	 * Maximum time a stopping instance spends on the database: handing its held calls back and
-	 * leaving the instance table. Past it, or once the database is known unreachable, the rest is
-	 * left to the lease, as after a crash.
+	 * Maximum time a stopping instance spends waiting for the database: handing its held calls
+	 * back, starting and ending the calls it still runs, leaving the instance table. Past it, or
+	 * once the database is known unreachable, the rest is left to the lease, as after a crash.
 	 */
 	private Duration shutdownTimeout = Duration.ofSeconds(5);
 

@@ -3,6 +3,7 @@ package io.github.wheeltimer.autoconfigure;
 import java.time.Duration;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.actuate.DurableCallsOperations;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
@@ -32,12 +33,13 @@ public final class WheelTimerEndpointAutoConfiguration {
 	@ConditionalOnBean(HashedWheelTimer.class)
 	@ConditionalOnMissingBean
 	WheelTimerEndpoint wheelTimerEndpoint(ListableBeanFactory beanFactory,
-			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<ConfiguredTimers> settings) {
+			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<ConfiguredTimers> settings,
+			ObjectProvider<DurableCallsOperations> durable) {
 		ConfiguredTimers configured = settings.getIfAvailable();
 		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true),
 				registry.getIfAvailable(), (name) -> (configured != null)
 						? configured.settings(name).drainTimeout().value() : Duration.ZERO,
-				DurableCallsLookup.find(beanFactory));
+				durable.getIfAvailable());
 	}
 
 	@Bean

@@ -27,7 +27,7 @@ final class DatabaseProblems {
 	/** What found a problem out. */
 	enum Source {
 
-		POLL("poll"), HEARTBEAT("heartbeat"), CALLS("a call's start gate or write"), STOP("shutdown");
+		POLL("poll"), HEARTBEAT("heartbeat"), CALLS("a call's start gate or write");
 
 		private final String description;
 
@@ -52,6 +52,12 @@ final class DatabaseProblems {
 	 */
 	DatabaseFailure failed(Source source, RuntimeException ex) {
 		DatabaseFailure kind = DatabaseFailure.of(ex);
+		failed(source, kind, ex);
+		return kind;
+	}
+
+	/** Records a failure already classified; logs it if no problem of its kind was known. */
+	void failed(Source source, DatabaseFailure kind, RuntimeException ex) {
 		synchronized (this) {
 			boolean known = this.current.values().stream().anyMatch((problem) -> problem.kind() == kind);
 			this.current.put(source, new Problem(kind, describe(kind, ex)));
@@ -60,7 +66,6 @@ final class DatabaseProblems {
 				began(kind, source, ex);
 			}
 		}
-		return kind;
 	}
 
 	/** Records that a statement of {@code source} passed: the problem it had found, if any, is over. */

@@ -60,7 +60,7 @@ public final class DurableCallStore {
 
 	/** Every column of the calls' table, as the script in the jar creates it. */
 	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
-			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "failed_key");
+			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "started_key");
 
 	/** Every column of the instances' table. */
 	private static final List<String> INSTANCE_COLUMNS = List.of("id", "name", "started_at", "heartbeat_at",
@@ -108,8 +108,12 @@ public final class DurableCallStore {
 		// found by its primary key: with "owner_id = ?", PostgreSQL's statistics (pending rows have
 		// no owner) make the owner index look as selective, and each gate then reads every row this
 		// instance claimed (a backlog of 10,000 drained several times slower).
+		// The key moves aside as the call starts: a new call may take it, and a failure keeps it (a
+		// re-run after a take-over finds it there). Assigned before it is cleared, for databases that
+		// read each assignment's left side as already set.
 		this.start = "UPDATE " + this.calls + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
-				+ " call_key = NULL WHERE id = ? AND owner_id IS NOT DISTINCT FROM ? AND state = '" + CLAIMED
+				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE id = ? AND owner_id IS NOT"
+				+ " DISTINCT FROM ? AND state = '" + CLAIMED
 				+ "' AND EXISTS (SELECT 1"
 				+ " FROM " + this.instances + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
 		this.ofDeadOwners = " FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '" + RUNNING + "') AND owner_id"
@@ -262,6 +266,18 @@ public final class DurableCallStore {
 	}
 
 	/**
+	 * Hands back a call whose start gate failed: claimed, or running at {@code attempt} if the
+	 * gate's update passed and its answer was lost (the call then runs again elsewhere: at least
+	 * once).
+	 * @return whether the call was {@code owner}'s and is pending again
+	 */
+	boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
+		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ?"
+				+ " AND owner_id IS NOT DISTINCT FROM ? AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
+				+ "' AND attempts = ?))", id, owner, attempt) == 1;
+	}
+
+	/**
 	 * Hands the calls {@code owner} claimed and has not started back to the other instances.
 	 * @param after only those due after this, or {@code null} for all
 	 * @param except calls to leave claimed: they fired, and start soon
@@ -304,14 +320,17 @@ public final class DurableCallStore {
 	}
 
 	/**
-	 * Keeps the call's row as failed, with why, for operators.
-	 * @param key the call's key, kept apart from the pending calls' keys: a new call may take it,
-	 * and a re-queue gives it back if none did
+	 * Keeps the call's row as failed, with why, for operators; only if this run is still the
+	 * row's, {@code owner}'s running call at that attempt: a run that lost its lease meanwhile must
+	 * not fail the run that took it over. The key the call started with stays in
+	 * {@code started_key}, for a re-queue to give back.
+	 * @return whether the row was this run's
 	 */
-	void fail(UUID id, @Nullable String key, String error) {
-		this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, call_key = NULL,"
-				+ " failed_key = ?, finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ?", key,
-				StoredText.of(error, ERROR_LENGTH), id);
+	boolean fail(UUID id, UUID owner, int attempt, String error) {
+		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL,"
+				+ " finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ? AND owner_id IS NOT DISTINCT FROM ?"
+				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH), id, owner,
+				attempt) == 1;
 	}
 
 	/**
@@ -396,7 +415,7 @@ public final class DurableCallStore {
 	 * @return the newest failed calls, at most {@code limit}
 	 */
 	List<FailedCall> failed(@Nullable String methodId, int limit) {
-		String select = "SELECT id, method_id, failed_key, attempts, finished_at, last_error FROM " + this.calls
+		String select = "SELECT id, method_id, started_key, attempts, finished_at, last_error FROM " + this.calls
 				+ " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
 				+ " ORDER BY finished_at DESC LIMIT ?";
 		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
@@ -440,14 +459,14 @@ public final class DurableCallStore {
 		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
 		Object[] keyless = (methodId != null) ? new Object[] { timestamp(due), methodId }
 				: new Object[] { timestamp(due) };
-		int requeued = this.jdbc.update(requeue + " WHERE state = '" + FAILED + "' AND failed_key IS NULL" + ofMethod,
+		int requeued = this.jdbc.update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
 				keyless);
-		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, failed_key FROM " + this.calls + " WHERE state = '"
-				+ FAILED + "' AND failed_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
+		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls + " WHERE state = '"
+				+ FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
 				(rs, n) -> new FailedCall(rs.getObject(1, UUID.class), rs.getString(2), rs.getString(3), 0, null, null),
 				(methodId != null) ? new Object[] { methodId } : new Object[0]);
 		// One statement each, a key given back only if no pending call holds it: rare, an operator's action.
-		String giveBack = requeue + ", call_key = failed_key, failed_key = NULL WHERE id = ? AND state = '" + FAILED
+		String giveBack = requeue + ", call_key = started_key, started_key = NULL WHERE id = ? AND state = '" + FAILED
 				+ "' AND NOT EXISTS (SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?)";
 		List<FailedCall> keyHeld = new ArrayList<>();
 		for (FailedCall call : keyed) {

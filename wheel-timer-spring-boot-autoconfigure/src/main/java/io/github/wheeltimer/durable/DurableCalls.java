@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import java.util.function.LongConsumer;
@@ -67,10 +68,11 @@ import org.springframework.util.StringUtils;
  * <li>heartbeats run on their own timer ({@link DurableLease});
  * <li>each call's gate, run and finish run on its method's executor ({@link DurableCall#run()});
  * <li>{@link #stop()} runs on the thread that closes the application; it waits, on {@code draining},
- * for the calls it keeps to pass their gates on the executors' threads. From then on every
- * statement (its own, the gates', the writes', {@link #destroy()}'s) goes through one
- * {@link ShutdownBudget}, so that a database gone away cannot hold the stop for longer than
- * {@code wheel-timer.durable.shutdown-timeout}.
+ * for the calls it keeps to pass their gates on the executors' threads. From then on its own
+ * statements and {@link #destroy()}'s, the start gates and the writes of the calls still running
+ * go through one {@link ShutdownBudget}, so that a database gone away cannot hold the stop for
+ * longer than {@code wheel-timer.durable.shutdown-timeout} (callers' own statements, and a method's
+ * own transaction, stay theirs).
  * </ul>
  * The database decides every race between instances (a claim skips locked rows, the gate is one
  * conditional update); in memory, {@code held} and the counters are concurrent, and a database
@@ -192,6 +194,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	private final LongAdder cancelled = new LongAdder();
 
 	private final LongAdder suspectedDuplicates = new LongAdder();
+
+	/** Calls that started late and that no log line mentioned yet; any executor thread. */
+	private final AtomicLong lateUnsaid = new AtomicLong();
+
+	/** When the last line about late calls was logged (System.nanoTime()). */
+	private final AtomicLong lateSaidNanos = new AtomicLong(Long.MIN_VALUE);
 
 	/**
 	 * The held calls a stopping instance still runs itself, those due within a poll interval:
@@ -428,6 +436,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			this.store.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent);
 		}
 		catch (DataAccessResourceFailureException ex) {
+			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {
+				throw ex;
+			}
 			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
@@ -527,11 +538,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			run(() -> this.store.release(call.id(), this.instance));
 		}
 		catch (RuntimeException ex) {
-			// One warning for the outage, not one per call due during it.
+			// One warning for an outage, not one per call due during it; a refusal is this row's alone.
 			failed(Source.CALLS, ex);
-			logger.debug("Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database"
-					+ " failed; it is handed back when the database answers: " + ex.getMessage());
-			this.deferred.add(new Write(call, "handed back", () -> this.store.release(call.id(), this.instance), null));
+			String failure = "Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its database"
+					+ " failed; it is handed back: " + ex.getMessage();
+			if (DatabaseFailure.of(ex) == DatabaseFailure.REFUSED) {
+				logger.error(failure);
+			}
+			else {
+				logger.debug(failure);
+			}
+			// The gate's update may have passed with its answer lost: the row is then running at this
+			// attempt, and goes back too.
+			this.deferred.add(handBackWrite(call, true));
 		}
 		finally {
 			// After the gate: a stopping instance waits for its kept calls to have started.
@@ -549,8 +568,23 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		this.futures.remove(call.id());
 		this.latenessRecorder.accept(Math.max(0, lateness.toNanos()));
 		if (lateness.compareTo(this.settings.horizon()) > 0) {
+			sayLate(call, lateness);
+		}
+	}
+
+	/**
+	 * One line a minute at most for calls that start late: after an outage they come by the
+	 * thousand, and the meter has each one.
+	 */
+	private void sayLate(DurableCall call, Duration lateness) {
+		long unsaid = this.lateUnsaid.incrementAndGet();
+		long now = System.nanoTime();
+		long said = this.lateSaidNanos.get();
+		if ((said == Long.MIN_VALUE || now - said >= CLEAN_UP_NANOS) && this.lateSaidNanos.compareAndSet(said, now)) {
+			this.lateUnsaid.addAndGet(-unsaid);
 			logger.info("Durable call to " + call.durableMethod() + " runs " + lateness.toMillis() + " ms after its due time "
-					+ call.due() + " (no instance was running, or none could claim it)");
+					+ call.due() + " (no instance was running, or none could claim it)"
+					+ ((unsaid > 1) ? "; " + (unsaid - 1) + " more calls started that late since the last such line" : ""));
 		}
 	}
 
@@ -584,19 +618,31 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * that it is in the log instead, so that the row leaves the running state either way.
 	 */
 	private void markFailed(DurableCall call, String error, Throwable ex) {
-		write(call, "marked failed", () -> this.store.fail(call.id(), call.key(), error),
-				() -> this.store.fail(call.id(), call.key(), "the database refused the error's text; it is in the"
-						+ " log of the instance that ran the call (" + ex.getClass().getName() + ")"));
+		int attempt = call.attemptsBefore() + 1;
+		write(call, "marked failed", () -> this.store.fail(call.id(), this.instance, attempt, error),
+				() -> this.store.fail(call.id(), this.instance, attempt, "the database refused the error's text; it is in"
+						+ " the log of the instance that ran the call (" + ex.getClass().getName() + ")"));
 	}
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	void handBack(DurableCall call, String why) {
 		release(call);
 		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
-		// Counted when the row goes back, not when asked: a stop's bulk hand-back may release the
-		// same row first (its drain stops waiting for this call here), and counts it then.
-		write(call, "handed back", () -> {
-			if (this.store.release(call.id(), this.instance)) {
+		write(handBackWrite(call, false));
+	}
+
+	/**
+	 * The write that hands a held call's row back, counted when the row goes back, not when asked:
+	 * a stop's bulk hand-back may release the same row first (its drain stops waiting for this call
+	 * here), and counts it then.
+	 * @param afterGate whether its start gate ran and failed: the row may be running at this
+	 * attempt, its update passed and its answer lost
+	 */
+	private Write handBackWrite(DurableCall call, boolean afterGate) {
+		return new Write(call, "handed back", () -> {
+			boolean back = afterGate ? this.store.releaseAfterGate(call.id(), this.instance, call.attemptsBefore() + 1)
+					: this.store.release(call.id(), this.instance);
+			if (back) {
 				this.handedBack.increment();
 			}
 		}, null);
@@ -664,9 +710,12 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * it has one): one bad row never stops the instance's other work.
 	 */
 	private void write(DurableCall call, String what, Runnable write, @Nullable Runnable fallback) {
-		Write pending = new Write(call, what, write, fallback);
-		if (!attempt(pending)) {
-			this.deferred.add(pending);
+		write(new Write(call, what, write, fallback));
+	}
+
+	private void write(Write write) {
+		if (!attempt(write)) {
+			this.deferred.add(write);
 		}
 	}
 
@@ -681,10 +730,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 		catch (RuntimeException ex) {
 			if (DatabaseFailure.of(ex).retryLater()) {
 				failed(Source.CALLS, ex);
+				ShutdownBudget stopping = this.shutdown;
+				if (stopping != null) {
+					// No next poll to try it again: the lease hands the row on.
+					stopping.leftToLease("a write failed (" + ex.getMessage() + ")");
+					return true;
+				}
 				logger.debug("Durable call " + write.call().id() + " to " + write.call().durableMethod() + " could not be "
 						+ write.what() + " (tried again at the next poll): " + ex.getMessage());
-				// A stopping instance has no next poll: the lease hands the row on.
-				return this.shutdown != null;
+				return false;
 			}
 			logger.error("Durable call " + write.call().id() + " to " + write.call().durableMethod() + " could not be "
 					+ write.what() + ": the database refused it for this row (" + ex.getMessage() + ")"
@@ -798,7 +852,10 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			this.problems.succeeded(Source.POLL);
 		}
 		catch (RuntimeException ex) {
-			failed(Source.POLL, ex);
+			// A poll the stop interrupted (waiting for a connection) says nothing of the database.
+			if (this.running) {
+				failed(Source.POLL, ex);
+			}
 		}
 		finally {
 			armNextPoll();
@@ -871,15 +928,19 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * Takes the calls of this instance's previous run, at the first polls: an instance whose name
 	 * is configured ({@code wheel-timer.durable.instance-name}: a StatefulSet's pod, a systemd unit)
 	 * restarted after a crash knows that an instance row of its own name is its predecessor, and
-	 * need not wait for its lease. Only once that row's heartbeat is seen to have stopped (older
-	 * than half the lease, several missed beats, and unchanged since this instance started): a
-	 * name shared by live replicas must not make every start take their calls.
+	 * need not wait for its lease. Only once that row's heartbeat is seen to have stopped: older
+	 * than half the lease and unchanged since this instance started, and only once this instance
+	 * has itself reached the database for two heartbeat intervals: a live replica that shares the
+	 * name (a mistake, warned about) beats meanwhile, even when an outage had kept it from beating.
 	 */
 	private void takeOverPredecessors() {
-		if (this.predecessors.isEmpty()) {
+		Duration twoBeats = this.settings.heartbeatInterval().multipliedBy(2).plusMillis(100);
+		if (this.predecessors.isEmpty() || !this.lease.connectedFor(twoBeats)) {
 			return;
 		}
-		List<DurableCallStore.Instance> instances = this.store.instances(this.settings.lease().dividedBy(2));
+		Duration half = this.settings.lease().dividedBy(2);
+		// The shortest lease allowed is two beats: then half of it would be a single beat.
+		List<DurableCallStore.Instance> instances = this.store.instances((half.compareTo(twoBeats) >= 0) ? half : twoBeats);
 		// A row gone meanwhile (the normal take-over removed it) leaves nothing to wait for.
 		this.predecessors.keySet().retainAll(instances.stream().map(DurableCallStore.Instance::id).toList());
 		for (DurableCallStore.Instance other : instances) {
@@ -949,15 +1010,20 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Records a failed statement; one that says the database cannot be reached also tells the
-	 * lease, so that no take-over follows the outage before the others could beat again.
+	 * Records a failed statement. A call's statement that failed for itself (a deadlock, its row
+	 * refused) is that row's matter, logged where it is handled, not a problem of the database's:
+	 * polls and heartbeats, which come again, say when they pass again; a call's statement might
+	 * never. One that says the database cannot be reached also tells the lease, so that no
+	 * take-over follows the outage before the others could beat again.
 	 */
-	private DatabaseFailure failed(Source source, RuntimeException ex) {
-		DatabaseFailure kind = this.problems.failed(source, ex);
+	private void failed(Source source, RuntimeException ex) {
+		DatabaseFailure kind = DatabaseFailure.of(ex);
+		if (source != Source.CALLS || kind == DatabaseFailure.UNREACHABLE || kind == DatabaseFailure.SCHEMA) {
+			this.problems.failed(source, kind, ex);
+		}
 		if (kind == DatabaseFailure.UNREACHABLE) {
 			this.lease.disconnected();
 		}
-		return kind;
 	}
 
 	/**
@@ -1009,12 +1075,9 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 			released = releaseAll(budget, keepUntil, Set.of());
 			int ranHere = kept.size();
 			if (keepUntil != null) {
-				long waitStarted = System.nanoTime();
-				Instant drained = keepUntil.plus(DRAIN_SLACK);
-				Instant budgetEnds = Instant.now().plusNanos(budget.leftNanos());
-				interrupted = !awaitDrained(kept, drained.isBefore(budgetEnds) ? drained : budgetEnds);
-				// Their gates wait for the database: the wait is the stop's time on the database too.
-				budget.spent(System.nanoTime() - waitStarted);
+				// Their gates are statements of the budget: a database that does not answer makes them give
+				// up, and the wait ends with them.
+				interrupted = !awaitDrained(kept, keepUntil.plus(DRAIN_SLACK));
 				// What did not fire in time goes back too, and so do claims that were not held (made
 				// while stopping); calls that fired and wait for an executor thread still run here.
 				for (UUID id : kept) {
@@ -1146,6 +1209,15 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
+	 * Returns whether the database is known to be unreachable now, as the last poll, heartbeat or
+	 * call found it: a reader can answer at once instead of waiting for a connection.
+	 * @return {@code true} during an outage
+	 */
+	public boolean unreachable() {
+		return this.problems.unreachable();
+	}
+
+	/**
 	 * Returns this instance's id in the instance table, new at each start.
 	 * @return the id
 	 */
@@ -1233,6 +1305,8 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * Puts failed calls back to pending, due now, for any instance to run again (an operator
 	 * fixed the cause). Joins the caller's transaction on the database, if there is one.
 	 * A call that had a key gets it back, unless a pending call holds it now: then it stays failed.
+	 * (Should a caller take such a key at the very moment it is given back, on PostgreSQL the
+	 * refused update aborts the transaction this joined.)
 	 * @param methodId only the failed calls of this method id, or {@code null} for all
 	 * @return how many calls were re-queued, and those left failed for their key
 	 * @throws DataAccessException if the database cannot be reached

@@ -123,8 +123,11 @@ final class DurableLease {
 			this.problems.succeeded(Source.HEARTBEAT);
 		}
 		catch (RuntimeException ex) {
-			disconnected();
-			this.problems.failed(Source.HEARTBEAT, ex);
+			// A beat that end() interrupted (waiting for a connection) says nothing of the database.
+			if (this.beating) {
+				disconnected();
+				this.problems.failed(Source.HEARTBEAT, ex);
+			}
 		}
 		finally {
 			if (this.beating) {
@@ -135,8 +138,13 @@ final class DurableLease {
 
 	/** @return whether this instance has reached the database for a whole lease, without a failed beat */
 	boolean connectedForALease() {
+		return connectedFor(this.lease);
+	}
+
+	/** @return whether this instance has reached the database for that long, without a failed beat */
+	boolean connectedFor(Duration duration) {
 		long since = this.connectedSinceNanos;
-		return since != DISCONNECTED && System.nanoTime() - since >= this.lease.toNanos();
+		return since != DISCONNECTED && System.nanoTime() - since >= duration.toNanos();
 	}
 
 	/**

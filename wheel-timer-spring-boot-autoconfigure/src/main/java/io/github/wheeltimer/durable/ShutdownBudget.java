@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -13,16 +14,22 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 
 /**
- * The time a stopping instance may spend on its database ({@code wheel-timer.durable.shutdown-timeout}),
- * shared by every statement of its stop: handing held calls back, the writes that waited for the
- * database, leaving the instance table. A statement runs on a thread of its own while the stopping
- * thread waits for it, at most what is left of the budget; one that outlives it is interrupted
- * (a pool's wait for a connection ends then). Once the database is known unreachable, or the budget
- * is spent, the remaining statements are skipped: the lease hands their rows to the other
- * instances, or to the next start, as after a crash.
+ * The time a stopping instance may spend waiting for its database
+ * ({@code wheel-timer.durable.shutdown-timeout}): the union of the moments when at least one of
+ * its statements is in flight (handing held calls back, the start gates and writes of calls that
+ * still run, the writes that waited for the database, leaving the instance table), whatever runs
+ * in between (the timers' drain, methods still running) and however many statements overlap.
+ * Each statement runs on a thread of this budget while its caller waits, at most until the
+ * budget is spent; one still in flight then is interrupted (a pool's wait for a connection ends
+ * with it). Once the database is known unreachable, or the budget is spent, every further
+ * statement is skipped: the lease hands its row to the other instances, or to the next start, as
+ * after a crash.
  * <p>
- * Threads: the thread that closes the application, and executor threads handing back a call their
- * executor refused; they take turns on this object's lock, so the budget is spent once.
+ * Threads: the thread that closes the application (the durable calls' stop and destroy, the
+ * timers' stop handing back what they held), the executors' threads (start gates and writes of
+ * the calls still running) and a timer's worker (a call its executor refused) call
+ * {@link #run(Runnable)} concurrently. The accounting is guarded by this object's lock, never held
+ * while a statement runs, so statements run in parallel as they would without a stop.
  */
 final class ShutdownBudget {
 
@@ -30,14 +37,20 @@ final class ShutdownBudget {
 
 	private final DatabaseProblems problems;
 
-	private final ExecutorService statements = Executors.newSingleThreadExecutor((task) -> {
+	private final ExecutorService statements = Executors.newCachedThreadPool((task) -> {
 		Thread thread = new Thread(task, "wheel-timer-durable-shutdown");
 		thread.setDaemon(true);
 		return thread;
 	});
 
-	/** Guarded by this. */
-	private long leftNanos;
+	/** Statements in flight; guarded by this. */
+	private int inFlight;
+
+	/** When the statements in flight began to be in flight; guarded by this. */
+	private long busySinceNanos;
+
+	/** The budget spent by the moments with statements in flight that are over; guarded by this. */
+	private long spentNanos;
 
 	/** Why statements are skipped from now on; guarded by this. */
 	private @Nullable String skipping;
@@ -48,7 +61,6 @@ final class ShutdownBudget {
 	ShutdownBudget(Duration timeout, DatabaseProblems problems) {
 		this.timeout = timeout;
 		this.problems = problems;
-		this.leftNanos = timeout.toNanos();
 	}
 
 	/**
@@ -56,58 +68,76 @@ final class ShutdownBudget {
 	 * @return {@code false} if it was skipped, or did not end in time: its row is left to the lease
 	 * @throws RuntimeException what the statement threw, unless it says the database is unreachable
 	 */
-	synchronized boolean run(Runnable statement) {
-		if (this.skipping == null && this.problems.unreachable()) {
-			this.skipping = "the database could not be reached when it began (" + this.problems.describe() + ")";
-		}
-		if (this.skipping == null && this.leftNanos <= 0) {
-			this.skipping = "it spent wheel-timer.durable.shutdown-timeout (" + this.timeout + ") on the database";
-		}
-		if (this.skipping != null) {
-			this.skipped++;
-			return false;
-		}
-		long started = System.nanoTime();
-		Future<?> running = this.statements.submit(statement);
-		try {
-			running.get(this.leftNanos, TimeUnit.NANOSECONDS);
-			return true;
-		}
-		catch (TimeoutException ex) {
-			running.cancel(true);
-			return skip("the database did not answer within wheel-timer.durable.shutdown-timeout (" + this.timeout
-					+ ")");
-		}
-		catch (InterruptedException ex) {
-			running.cancel(true);
-			Thread.currentThread().interrupt();
-			return skip("the stopping thread was interrupted");
-		}
-		catch (ExecutionException ex) {
-			Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
-			if (failure instanceof RuntimeException runtime && DatabaseFailure.of(runtime) != DatabaseFailure.UNREACHABLE) {
-				throw runtime;
+	boolean run(Runnable statement) {
+		long deadline;
+		synchronized (this) {
+			if (this.skipping == null && this.problems.unreachable()) {
+				this.skipping = "the database was known to be unreachable (" + this.problems.describe() + ")";
 			}
-			return skip("the database cannot be reached (" + NestedExceptionUtils.getMostSpecificCause(failure).getMessage()
-					+ ")");
+			if (this.skipping != null) {
+				this.skipped++;
+				return false;
+			}
+			long now = System.nanoTime();
+			if (this.inFlight++ == 0) {
+				this.busySinceNanos = now;
+			}
+			// Every statement of one busy stretch shares its end: overlapping ones count once.
+			deadline = this.busySinceNanos + this.timeout.toNanos() - this.spentNanos;
+		}
+		try {
+			Future<?> running;
+			try {
+				running = this.statements.submit(statement);
+			}
+			catch (RejectedExecutionException closed) {
+				return skip("the instance had stopped");
+			}
+			try {
+				running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				return true;
+			}
+			catch (TimeoutException ex) {
+				running.cancel(true);
+				return skip("the database did not answer within wheel-timer.durable.shutdown-timeout (" + this.timeout
+						+ ")");
+			}
+			catch (InterruptedException ex) {
+				running.cancel(true);
+				Thread.currentThread().interrupt();
+				return skip("the stopping thread was interrupted");
+			}
+			catch (ExecutionException ex) {
+				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
+				if (failure instanceof RuntimeException runtime
+						&& DatabaseFailure.of(runtime) != DatabaseFailure.UNREACHABLE) {
+					throw runtime;
+				}
+				return skip("the database could not be reached ("
+						+ NestedExceptionUtils.getMostSpecificCause(failure).getMessage() + ")");
+			}
 		}
 		finally {
-			this.leftNanos -= System.nanoTime() - started;
+			synchronized (this) {
+				if (--this.inFlight == 0) {
+					this.spentNanos += System.nanoTime() - this.busySinceNanos;
+				}
+			}
 		}
 	}
 
-	/** @return how much of the budget is left, in nanoseconds; zero or less once it is spent */
-	synchronized long leftNanos() {
-		return this.leftNanos;
+	/**
+	 * Records a write that the stop leaves to the lease without running it (the database failed
+	 * it in a way that would have passed later, and there is no later).
+	 */
+	synchronized void leftToLease(String why) {
+		skip(why);
 	}
 
-	/** Counts a wait for the database made elsewhere (calls starting on executors) against the budget. */
-	synchronized void spent(long nanos) {
-		this.leftNanos -= nanos;
-	}
-
-	private boolean skip(String why) {
-		this.skipping = why;
+	private synchronized boolean skip(String why) {
+		if (this.skipping == null) {
+			this.skipping = why;
+		}
 		this.skipped++;
 		return false;
 	}
@@ -117,7 +147,7 @@ final class ShutdownBudget {
 		return (this.skipped > 0) ? this.skipping : null;
 	}
 
-	/** Lets the thread go; a statement still waiting for the database is interrupted. */
+	/** Lets the threads go; a statement still waiting for the database is interrupted. */
 	void close() {
 		this.statements.shutdownNow();
 	}

@@ -16,8 +16,9 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     last_error   VARCHAR(4000),
     -- The caller's span as a W3C traceparent: the call's span links to it, wherever it runs.
     trace_parent VARCHAR(55),
-    -- A failed call's key, given back when an operator re-queues it (call_key names pending calls only).
-    failed_key   VARCHAR(500)
+    -- The key a call had when it started (call_key names pending calls only): a failed call keeps it,
+    -- and gets it back when an operator re-queues it.
+    started_key  VARCHAR(500)
 );
 
 -- H2 has no partial indexes: the claim reads pending rows by (state, due time).
@@ -44,4 +45,4 @@ ALTER TABLE WHEEL_TIMER_INSTANCE ADD COLUMN IF NOT EXISTS methods CHARACTER VARY
 -- Tables made before calls stored their caller's trace.
 ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);
 -- Tables made before failed calls kept their key.
-ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS failed_key VARCHAR(500);
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS started_key VARCHAR(500);

@@ -438,6 +438,25 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aCallThatFailsWhenRunAgainAfterATakeOverStillHasItsKey() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		// A dead instance was running it, keyed "o-9", when it died: it runs again here, and fails.
+		UUID dead = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
+				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.remind')", dead);
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts,"
+				+ " started_key) VALUES (?, 'orders.remind', ?, ?, 'RUNNING', ?, 1, 'o-9')", UUID.randomUUID(),
+				"[{\"id\":\"o-9\",\"cents\":-1}]", OffsetDateTime.now().minusSeconds(1), dead);
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
+		assertThat(durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
+			assertThat(failed.key()).isEqualTo("o-9");
+			assertThat(failed.attempts()).isEqualTo(2);
+		});
+	}
+
+	@Test
 	void aFailedCallWhoseKeyANewCallTookStaysFailedWhenRequeued() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		DurableCalls durable = app.getBean(DurableCalls.class);
@@ -501,18 +520,18 @@ abstract class DurableCallsContractTests {
 	void aRestartedInstanceWithAStableNameTakesItsPreviousRunsCallsAtOnce() {
 		String url = newDatabase();
 		ConfigurableApplicationContext app = start(url, "wheel-timer.durable.instance-name=shop-0",
-				"wheel-timer.durable.lease=30s");
+				"wheel-timer.durable.lease=20s");
 		JdbcTemplate jdbc = jdbc(app);
-		// Its previous run, killed a few seconds ago while it held one call and ran another; its lease
-		// (30 s) is far from over. What the new start sees once it polls again: the row that had it.
+		// Its previous run, killed 12 s ago while it held one call and ran another: its heartbeat is
+		// older than half the lease, and its lease (20 s) not over. The new start finds its row.
 		UUID previous = UUID.randomUUID();
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
-				+ " VALUES (?, 'shop-0', ?, 'orders.far')", previous, OffsetDateTime.now().minusSeconds(20));
+				+ " VALUES (?, 'shop-0', ?, 'orders.far')", previous, OffsetDateTime.now().minusSeconds(12));
 		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", previous, 0);
 		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", previous, 1);
 		app.close();
 		ConfigurableApplicationContext restarted = start(url, "wheel-timer.durable.instance-name=shop-0",
-				"wheel-timer.durable.lease=30s");
+				"wheel-timer.durable.lease=20s");
 		await().atMost(Duration.ofSeconds(10)).until(() -> runs(restarted).size() >= 2);
 		assertThat(runs(restarted)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
 			.containsExactlyInAnyOrder("claimed#1", "running#2");

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor;
+import io.github.wheeltimer.actuate.DurableCallsUnavailableException;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
@@ -23,6 +24,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -139,8 +141,12 @@ class DurableCallsOperatorsTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
 		assertThat(health.health().getDetails().get("failure").toString())
 			.startsWith("The database cannot be reached: ");
-		assertThat(this.app.getBean(WheelTimerEndpoint.class).timers().durable().databaseError())
-			.startsWith("The database cannot be reached: ");
+		WheelTimerEndpoint endpoint = this.app.getBean(WheelTimerEndpoint.class);
+		assertThat(endpoint.timers().durable().databaseError()).startsWith("The database cannot be reached: ");
+		// Known unreachable: answered at once, not after the pool's connection timeout.
+		assertThatExceptionOfType(DurableCallsUnavailableException.class)
+			.isThrownBy(() -> endpoint.failed("durable", "failed", null))
+			.withMessageStartingWith("The database cannot be reached: ");
 	}
 
 }

@@ -52,7 +52,7 @@ class DurableSchemaTests {
 		assertThatException()
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("and it lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.failed_key,"
+			.contains("and it lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
 					+ " WHEEL_TIMER_INSTANCE.methods.")
 			.contains("io/github/wheeltimer/durable/schema-h2.sql");
 	}

@@ -57,4 +57,22 @@ class DurableShutdownTests {
 			.contains("The calls this instance held stay claimed by it until its lease (PT20S) runs out");
 	}
 
+	@Test
+	void aHealthyStopRunsTheCallsItKeepsAndHandsTheRestBackWhateverTheTimeout(CapturedOutput output) {
+		// A poll interval longer than the time the stop may spend on the database: waiting for the
+		// calls it keeps to start is not time on the database.
+		ConfigurableApplicationContext app = DurableApp.start(
+				"jdbc:h2:mem:stopping-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"wheel-timer.durable.shutdown-timeout=1s", "wheel-timer.durable.poll-interval=3s",
+				"wheel-timer.durable.horizon=10s");
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		Orders orders = app.getBean(Orders.class);
+		for (int i = 0; i < 3; i++) {
+			orders.far("kept-" + i, Instant.now());
+		}
+		app.close();
+		assertThat(durable.counts().started()).isEqualTo(3);
+		assertThat(output.getOut()).doesNotContain("Durable calls stopped without finishing their writes");
+	}
+
 }
