@@ -128,12 +128,13 @@ public final class ClusterBenchmark {
 	 * What K8's settings promise (lease 10 s, heartbeat 2 s, poll 2 s). A made-up name is a
 	 * stranger: its instance takes nobody's calls over before it has been connected for a lease.
 	 * A configured one finds its predecessor's row at its start, and takes its calls at the first
-	 * poll that sees that row's heartbeat older than half the lease.
+	 * poll that sees that row's heartbeat older than half the lease, once it has itself reached the
+	 * database for two heartbeat intervals.
 	 */
 	private static final String RESTART_EXPECTED = "K8, the restart's startup, then a lease of its own (10 s) and up "
 			+ "to a poll (2 s); K8b, the restart's first poll that finds the dead instance's heartbeat older than half "
-			+ "the lease (5 s, so about 5 s after the kill), which is its very first poll, at its startup, when the "
-			+ "startup takes longer";
+			+ "the lease (5 s) once the restart has reached the database for two heartbeat intervals (4.1 s): its "
+			+ "startup, then 4.1 s and up to a poll";
 
 	/** K8: blank, so that the engine makes a name up, as for an application that does not set one. */
 	private static final List<String> GENERATED_NAME = List.of("wheel-timer.durable.instance-name=",
