@@ -1,6 +1,7 @@
 package io.github.wheeltimer.actuate;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -81,14 +82,7 @@ public class WheelTimerEndpointWebExtension {
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> failed(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		WheelTimerEndpoint.FailedCallsDescriptor failed;
-		try {
-			failed = this.delegate.failed(section, calls, method);
-		}
-		catch (DurableCallsUnavailableException ex) {
-			return unavailable(ex);
-		}
-		return (failed != null) ? new WebEndpointResponse<>(failed) : durableNotFound(section, calls);
+		return durable(section, calls, () -> this.delegate.failed(section, calls, method));
 	}
 
 	/**
@@ -102,19 +96,24 @@ public class WheelTimerEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		WheelTimerEndpoint.RequeueDescriptor requeued;
-		try {
-			requeued = this.delegate.requeue(section, calls, method);
-		}
-		catch (DurableCallsUnavailableException ex) {
-			return unavailable(ex);
-		}
-		return (requeued != null) ? new WebEndpointResponse<>(requeued) : durableNotFound(section, calls);
+		return durable(section, calls, () -> this.delegate.requeue(section, calls, method));
 	}
 
-	private static WebEndpointResponse<OperationResponseBody> unavailable(DurableCallsUnavailableException ex) {
-		return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE,
-				"Service Unavailable", String.valueOf(ex.getMessage())), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+	/**
+	 * Answers an operation on the failed durable calls: a 404 that says where they are for another
+	 * path, a 503 that says why while their database cannot be read.
+	 */
+	private WebEndpointResponse<OperationResponseBody> durable(String section, String calls,
+			Supplier<@Nullable OperationResponseBody> operation) {
+		OperationResponseBody body;
+		try {
+			body = operation.get();
+		}
+		catch (DurableCallsUnavailableException ex) {
+			return new WebEndpointResponse<>(new ErrorDescriptor(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE,
+					"Service Unavailable", String.valueOf(ex.getMessage())), WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+		}
+		return (body != null) ? new WebEndpointResponse<>(body) : durableNotFound(section, calls);
 	}
 
 	private WebEndpointResponse<OperationResponseBody> durableNotFound(String section, String calls) {
