@@ -58,8 +58,12 @@ final class NamedTimersRegistrar implements ImportBeanDefinitionRegistrar, Envir
 			.orElse(Set.of());
 		for (String name : names) {
 			requireUsable(name, names, registry, beanFactory);
-			RootBeanDefinition definition = new RootBeanDefinition(HashedWheelTimer.class,
-					() -> beanFactory.getBean(ConfiguredTimers.class).build(name));
+			// A factory method with its argument, not an instance supplier: ahead-of-time processing
+			// generates code for it (and the timers of the build-time properties are the image's).
+			RootBeanDefinition definition = new RootBeanDefinition(HashedWheelTimer.class);
+			definition.setFactoryBeanName(WheelTimerAutoConfiguration.CONFIGURED_TIMERS);
+			definition.setFactoryMethodName("build");
+			definition.getConstructorArgumentValues().addIndexedArgumentValue(0, name);
 			registry.registerBeanDefinition(name, definition);
 		}
 	}

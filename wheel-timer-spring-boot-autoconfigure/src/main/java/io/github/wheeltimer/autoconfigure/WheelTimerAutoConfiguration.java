@@ -38,6 +38,9 @@ import org.springframework.core.env.Environment;
 @Import(NamedTimersRegistrar.class)
 public final class WheelTimerAutoConfiguration {
 
+	/** The bean that builds the timers, which the named timers' bean definitions name as their factory. */
+	static final String CONFIGURED_TIMERS = "wheelTimerConfiguredTimers";
+
 	@Bean
 	@ConditionalOnMissingBean(Timer.class)
 	HashedWheelTimer wheelTimer(ConfiguredTimers timers) {
@@ -55,7 +58,7 @@ public final class WheelTimerAutoConfiguration {
 		return timers.builder();
 	}
 
-	@Bean
+	@Bean(CONFIGURED_TIMERS)
 	@ConditionalOnMissingBean
 	ConfiguredTimers wheelTimerConfiguredTimers(WheelTimerProperties properties, ListableBeanFactory beanFactory,
 			Environment environment, ObjectProvider<WheelTimerBuilderCustomizer> customizers) {

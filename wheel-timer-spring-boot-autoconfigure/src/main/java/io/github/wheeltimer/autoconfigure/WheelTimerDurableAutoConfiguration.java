@@ -38,6 +38,7 @@ import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -56,6 +57,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ConditionalOnBean(DelayedMethodRegistry.class)
 @ConditionalOnBooleanProperty(name = "wheel-timer.durable.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(WheelTimerDurableProperties.class)
+@ImportRuntimeHints(DurableCallsRuntimeHints.class)
 public final class WheelTimerDurableAutoConfiguration {
 
 	@Bean

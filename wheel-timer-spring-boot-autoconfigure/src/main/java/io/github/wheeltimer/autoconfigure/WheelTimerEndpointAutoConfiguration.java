@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of the {@link WheelTimerEndpoint wheeltimer} Actuator endpoint, when Actuator
@@ -27,6 +28,7 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = { WheelTimerAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(WheelTimerEndpoint.class)
+@ImportRuntimeHints(WheelTimerEndpointRuntimeHints.class)
 public final class WheelTimerEndpointAutoConfiguration {
 
 	@Bean

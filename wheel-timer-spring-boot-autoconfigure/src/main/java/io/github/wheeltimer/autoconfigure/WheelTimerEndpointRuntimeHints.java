@@ -1,0 +1,29 @@
+package io.github.wheeltimer.autoconfigure;
+
+import io.github.wheeltimer.actuate.DurableCallsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+
+/**
+ * What the {@code wheeltimer} endpoint's answers need in a native image: Jackson writes each
+ * descriptor (records, and the types they hold) by reflection. The web extension's operations
+ * declare their bodies only as {@code OperationResponseBody}, so Actuator's own processing of the
+ * operations' return types cannot find them.
+ */
+final class WheelTimerEndpointRuntimeHints implements RuntimeHintsRegistrar {
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+				WheelTimerEndpoint.WheelTimersDescriptor.class, WheelTimerEndpoint.WheelTimerDetailsDescriptor.class,
+				WheelTimerEndpoint.StopReportDescriptor.class, WheelTimerEndpoint.RequeueDescriptor.class,
+				WheelTimerEndpoint.FailedCallsDescriptor.class, DurableCallsDescriptor.class,
+				WheelTimerEndpointWebExtension.ErrorDescriptor.class);
+	}
+
+}

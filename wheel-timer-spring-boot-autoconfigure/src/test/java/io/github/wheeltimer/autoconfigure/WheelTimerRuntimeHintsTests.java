@@ -1,0 +1,52 @@
+package io.github.wheeltimer.autoconfigure;
+
+import io.github.wheeltimer.actuate.DurableCallsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a native image keeps for the starter's own resources and answers: the schema scripts the
+ * initializer reads, and every descriptor Jackson writes for the endpoint, down to the types they
+ * hold.
+ */
+class WheelTimerRuntimeHintsTests {
+
+	@Test
+	void theSchemaScriptsAreKeptAsResources() {
+		RuntimeHints hints = new RuntimeHints();
+		new DurableCallsRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/wheeltimer/durable/schema-postgresql.sql"))
+			.accepts(hints);
+		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/wheeltimer/durable/schema-h2.sql"))
+			.accepts(hints);
+	}
+
+	@Test
+	void everyDescriptorOfTheEndpointCanBeWrittenByJackson() throws NoSuchMethodException {
+		RuntimeHints hints = new RuntimeHints();
+		new WheelTimerEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		for (Class<?> type : new Class<?>[] { WheelTimerEndpoint.WheelTimersDescriptor.class,
+				WheelTimerEndpoint.WheelTimerDescriptor.class, WheelTimerEndpoint.CountersDescriptor.class,
+				WheelTimerEndpoint.WheelTimerDetailsDescriptor.class, WheelTimerEndpoint.LevelDescriptor.class,
+				WheelTimerEndpoint.SlotDescriptor.class, WheelTimerEndpoint.NextTimeoutDescriptor.class,
+				WheelTimerEndpoint.DelayedMethodDescriptor.class, WheelTimerEndpoint.StopReportDescriptor.class,
+				WheelTimerEndpoint.RequeueDescriptor.class, WheelTimerEndpoint.FailedCallsDescriptor.class,
+				DurableCallsDescriptor.class, DurableCallsDescriptor.InstanceDescriptor.class,
+				DurableCallsDescriptor.FailedCallDescriptor.class, DurableCallsDescriptor.CountsDescriptor.class,
+				WheelTimerEndpointWebExtension.ErrorDescriptor.class }) {
+			assertThat(RuntimeHintsPredicates.reflection().onType(type)).as(type.getName()).accepts(hints);
+		}
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(DurableCallsDescriptor.FailedCallDescriptor.class.getMethod("key"))).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(WheelTimerEndpoint.StopReportDescriptor.class.getMethod("unprocessedByMethod")))
+			.accepts(hints);
+	}
+
+}
