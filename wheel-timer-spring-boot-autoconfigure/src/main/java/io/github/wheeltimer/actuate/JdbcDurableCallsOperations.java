@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.CountsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.FailedCallDescriptor;
@@ -75,37 +76,33 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 
 	@Override
 	public WheelTimerEndpoint.FailedCallsDescriptor failed(@Nullable String methodId) {
-		requireReachable();
-		try {
-			return new WheelTimerEndpoint.FailedCallsDescriptor(methodId, this.durable.countFailed(methodId),
-					failed(this.durable.failedCalls(methodId, FAILED_PAGE)));
-		}
-		catch (DataAccessException ex) {
-			throw unavailable(ex);
-		}
+		return onTheDatabase(() -> new WheelTimerEndpoint.FailedCallsDescriptor(methodId,
+				this.durable.countFailed(methodId), failed(this.durable.failedCalls(methodId, FAILED_PAGE))));
 	}
 
 	@Override
 	public WheelTimerEndpoint.RequeueDescriptor requeue(@Nullable String methodId) {
-		requireReachable();
-		try {
+		return onTheDatabase(() -> {
 			DurableCallStore.Requeued requeued = this.durable.requeueFailed(methodId);
 			return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
-		}
-		catch (DataAccessException ex) {
-			throw unavailable(ex);
-		}
+		});
 	}
 
-	/** Known unreachable: answers at once instead of waiting for the pool's connection timeout. */
-	private void requireReachable() {
+	/**
+	 * Runs an operation's statements, or says at once why not: a database known unreachable is not
+	 * waited for (the pool's connection timeout).
+	 * @throws DurableCallsUnavailableException if the database cannot answer
+	 */
+	private <T> T onTheDatabase(Supplier<T> operation) {
 		if (this.durable.unreachable()) {
 			throw new DurableCallsUnavailableException(String.valueOf(this.durable.problem()), null);
 		}
-	}
-
-	private static DurableCallsUnavailableException unavailable(DataAccessException ex) {
-		return new DurableCallsUnavailableException("The database cannot be read: " + ex.getMessage(), ex);
+		try {
+			return operation.get();
+		}
+		catch (DataAccessException ex) {
+			throw new DurableCallsUnavailableException("The database cannot be read: " + ex.getMessage(), ex);
+		}
 	}
 
 	private static List<FailedCallDescriptor> failed(List<DurableCallStore.FailedCall> calls) {

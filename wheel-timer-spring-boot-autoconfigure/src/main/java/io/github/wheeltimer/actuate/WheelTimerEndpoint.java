@@ -199,11 +199,8 @@ public class WheelTimerEndpoint {
 	@ReadOperation
 	public @Nullable FailedCallsDescriptor failed(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		DurableCallsOperations durable = this.durable;
-		if (durable == null || !FAILED_PATH.equals(section + "/" + calls)) {
-			return null;
-		}
-		return durable.failed(methodId(method));
+		DurableCallsOperations durable = failedCalls(section, calls);
+		return (durable != null) ? durable.failed(methodId(method)) : null;
 	}
 
 	/**
@@ -220,11 +217,13 @@ public class WheelTimerEndpoint {
 	@WriteOperation
 	public @Nullable RequeueDescriptor requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		DurableCallsOperations durable = this.durable;
-		if (durable == null || !FAILED_PATH.equals(section + "/" + calls)) {
-			return null;
-		}
-		return durable.requeue(methodId(method));
+		DurableCallsOperations durable = failedCalls(section, calls);
+		return (durable != null) ? durable.requeue(methodId(method)) : null;
+	}
+
+	/** @return the durable calls when the path names their failed calls, else {@code null} */
+	private @Nullable DurableCallsOperations failedCalls(String section, String calls) {
+		return FAILED_PATH.equals(section + "/" + calls) ? this.durable : null;
 	}
 
 	private static @Nullable String methodId(@Nullable String method) {
