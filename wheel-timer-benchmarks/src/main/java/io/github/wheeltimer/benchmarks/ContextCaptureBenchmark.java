@@ -2,7 +2,7 @@ package io.github.wheeltimer.benchmarks;
 
 import java.util.concurrent.TimeUnit;
 
-import io.github.wheeltimer.observation.DelayedCallObserver;
+import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.observation.ObservingCallObserver;
 import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;

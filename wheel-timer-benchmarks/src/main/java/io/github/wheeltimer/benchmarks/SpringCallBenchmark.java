@@ -3,8 +3,8 @@ package io.github.wheeltimer.benchmarks;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
+import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

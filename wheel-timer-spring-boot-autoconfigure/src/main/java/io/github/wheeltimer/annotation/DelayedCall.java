@@ -9,8 +9,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 
 import io.github.wheeltimer.Timeout;
-import io.github.wheeltimer.observation.DelayedCallObserver;
-import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 

@@ -14,7 +14,6 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
 import io.github.wheeltimer.durable.DurableMethod;
-import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

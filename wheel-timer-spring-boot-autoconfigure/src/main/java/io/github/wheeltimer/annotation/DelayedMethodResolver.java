@@ -15,7 +15,6 @@ import java.util.function.Function;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timer;
-import io.github.wheeltimer.observation.DelayedCallObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

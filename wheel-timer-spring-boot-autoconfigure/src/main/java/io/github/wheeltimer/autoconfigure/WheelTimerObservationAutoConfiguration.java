@@ -1,8 +1,8 @@
 package io.github.wheeltimer.autoconfigure;
 
+import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.observation.DelayedCallObservationConvention;
-import io.github.wheeltimer.observation.DelayedCallObserver;
 import io.github.wheeltimer.observation.DurableCallTracingObservationHandler;
 import io.github.wheeltimer.observation.ObservingCallObserver;
 import io.github.wheeltimer.observation.PropagatingCallObserver;

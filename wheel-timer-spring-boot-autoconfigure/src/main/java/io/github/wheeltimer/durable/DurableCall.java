@@ -9,10 +9,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.annotation.DelayedCallObserver;
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedTask;
-import io.github.wheeltimer.observation.DelayedCallObserver;
-import io.github.wheeltimer.observation.DelayedCallOutcome;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
+import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;

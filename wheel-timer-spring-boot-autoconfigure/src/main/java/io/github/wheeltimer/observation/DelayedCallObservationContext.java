@@ -2,6 +2,7 @@ package io.github.wheeltimer.observation;
 
 import java.time.Duration;
 
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;

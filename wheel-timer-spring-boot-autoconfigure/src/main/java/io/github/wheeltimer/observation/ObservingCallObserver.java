@@ -3,6 +3,8 @@ package io.github.wheeltimer.observation;
 import java.time.Duration;
 import java.util.function.Supplier;
 
+import io.github.wheeltimer.annotation.DelayedCallObserver;
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;

@@ -1,5 +1,7 @@
 package io.github.wheeltimer.observation;
 
+import io.github.wheeltimer.annotation.DelayedCallObserver;
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import org.jspecify.annotations.Nullable;
 

@@ -8,6 +8,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerObservationAutoConfiguration;

@@ -1,13 +1,12 @@
-package io.github.wheeltimer.observation;
+package io.github.wheeltimer.annotation;
 
-import io.github.wheeltimer.annotation.DelayedMethod;
 import org.jspecify.annotations.Nullable;
 
 /**
  * What a delayed call takes from its caller's thread to the thread that runs it, and the
  * observation of the call there. The starter's own: applications shape the observation with a
- * {@link DelayedCallObservationConvention} bean, and switch it off with
- * {@code management.observations.enable.wheel.timer=false}.
+ * {@code io.github.wheeltimer.observation.DelayedCallObservationConvention} bean, and switch it
+ * off with {@code management.observations.enable.wheel.timer=false}.
  * <p>
  * Its signatures name no Micrometer type, so that the call path loads without Micrometer: an
  * application without it gets {@link #NONE}, which carries and observes nothing.

@@ -1,4 +1,4 @@
-package io.github.wheeltimer.observation;
+package io.github.wheeltimer.annotation;
 
 /**
  * How one delayed call ended, as its observation's {@code outcome} tag says.
