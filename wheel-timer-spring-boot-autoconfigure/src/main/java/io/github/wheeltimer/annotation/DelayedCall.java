@@ -46,8 +46,8 @@ final class DelayedCall implements DelayedTask, Runnable {
 
 	private final @Nullable DelayedResult result;
 
-	/** What the caller's thread had: restored around the method. */
-	private final @Nullable Object carried;
+	/** What the caller's thread had, captured there: restored around the method, and observes the call. */
+	private final DelayedCallObserver.CallerContext context;
 
 	/** How late the worker fired it; written by the worker before the executor hand-off. */
 	private long latenessNanos;
@@ -60,11 +60,11 @@ final class DelayedCall implements DelayedTask, Runnable {
 	private volatile boolean ended;
 
 	DelayedCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result,
-			@Nullable Object carried) {
+			DelayedCallObserver.CallerContext context) {
 		this.method = method;
 		this.invocation = invocation;
 		this.result = result;
-		this.carried = carried;
+		this.context = context;
 	}
 
 	@Override
@@ -104,8 +104,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		if (!this.method.observer().observes() || !ENDED.compareAndSet(this, false, true)) {
 			return;
 		}
-		Runnable observe = () -> this.method.observer()
-			.ended(this.method, this.carried, DelayedCallOutcome.CANCELLED, null);
+		Runnable observe = () -> this.context.ended(this.method, DelayedCallOutcome.CANCELLED, null);
 		try {
 			this.method.executor().execute(observe);
 		}
@@ -122,7 +121,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 	/** Observes, on this thread, a call that will not run, unless another thread did already. */
 	private void endWithout(DelayedCallOutcome outcome) {
 		if (ENDED.compareAndSet(this, false, true)) {
-			this.method.observer().ended(this.method, this.carried, outcome, null);
+			this.context.ended(this.method, outcome, null);
 		}
 	}
 
@@ -139,7 +138,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		}
 		catch (RuntimeException | Error refused) {
 			this.method.finished();
-			this.method.observer().ended(this.method, this.carried, DelayedCallOutcome.FAILED, refused);
+			this.context.ended(this.method, DelayedCallOutcome.FAILED, refused);
 			fail(refused);
 		}
 	}
@@ -152,8 +151,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				endWithout(DelayedCallOutcome.CANCELLED);
 				return;
 			}
-			DelayedCallObserver.Run run = this.method.observer().start(this.method, this.carried, this.latenessNanos,
-					null, null);
+			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, null, null);
 			try {
 				// The rest of the advice chain (transactions, other aspects), then the method itself.
 				Object value = this.invocation.proceed();

@@ -8,37 +8,56 @@ import org.jspecify.annotations.Nullable;
  * {@code io.github.wheeltimer.observation.DelayedCallObservationConvention} bean, and switch it
  * off with {@code management.observations.enable.wheel.timer=false}.
  * <p>
+ * Threads, in the order a call meets them:
+ * <ol>
+ * <li>the caller's: {@link #capture()} when the call is accepted, which gives the call its
+ * {@link CallerContext} (and {@link #traceParent()} when a durable call is written);</li>
+ * <li>the executor's: {@link CallerContext#start} right before the method, and the returned
+ * {@link Run#leave()} right after it, in a {@code finally};</li>
+ * <li>whichever thread completes the method's future: {@link Run#stop(Throwable)};</li>
+ * <li>for a call that never runs, the thread that learnt it (the canceller's, the timer's
+ * stopper's): {@link CallerContext#ended}.</li>
+ * </ol>
+ * A thread with no caller behind it (a durable call read back from its row, a durable cancel)
+ * uses {@link #none()} instead of a captured context.
+ * <p>
  * Its signatures name no Micrometer type, so that the call path loads without Micrometer: an
  * application without it gets {@link #NONE}, which carries and observes nothing.
  */
 public interface DelayedCallObserver {
 
-	/** Carries nothing and observes nothing. */
+	/**
+	 * Carries nothing and observes nothing: {@link #capture()} and {@link #none()} return
+	 * {@link CallerContext#NONE}.
+	 */
 	DelayedCallObserver NONE = new DelayedCallObserver() {
 
 		@Override
-		public @Nullable Object capture() {
-			return null;
+		public CallerContext capture() {
+			return CallerContext.NONE;
 		}
 
 		@Override
-		public Run start(DelayedMethod method, @Nullable Object carried, long latenessNanos, @Nullable String callId,
-				@Nullable String traceParent) {
-			return Run.NONE;
-		}
-
-		@Override
-		public void ended(DelayedMethod method, @Nullable Object carried, DelayedCallOutcome outcome,
-				@Nullable Throwable failure) {
+		public CallerContext none() {
+			return CallerContext.NONE;
 		}
 
 	};
 
 	/**
-	 * On the caller's thread, when the call is accepted: what it carries to where it runs.
-	 * @return the caller's context, or {@code null} if it has none worth carrying
+	 * On the caller's thread, when a call is accepted: what it takes from the caller to where it
+	 * runs (its MDC, its thread locals, its current observation). Allocates nothing when the caller
+	 * has nothing to carry: it then returns a shared constant.
+	 * @return the caller's context; immutable, safe to hand to another thread
 	 */
-	@Nullable Object capture();
+	CallerContext capture();
+
+	/**
+	 * For a thread that carries nothing from a caller: a durable call read back from its row, or a
+	 * cancel observed on the canceller's thread. A shared constant.
+	 * @return a context with nothing carried, which still observes if this observer does
+	 */
+	CallerContext none();
 
 	/**
 	 * Returns whether calls are observed, so that what only an observation reads (how late the
@@ -58,28 +77,48 @@ public interface DelayedCallObserver {
 	}
 
 	/**
-	 * On the thread that runs the call, right before its method: puts back what was carried,
-	 * starts the call's observation and makes it current.
-	 * @param method the method
-	 * @param carried what {@link #capture()} returned, or {@code null}
-	 * @param latenessNanos how long after its due time the call was handed to its executor
-	 * @param callId a durable call's id, or {@code null}
-	 * @param traceParent the {@code traceparent} a durable call was written with, or {@code null}
-	 * @return the run, which must be {@link Run#leave() left} on this thread, in a {@code finally}
+	 * What one call carries from its caller's thread: made there by {@link #capture()} (or taken
+	 * from {@link #none()}), then used on whichever thread the call runs or ends on. Immutable.
 	 */
-	Run start(DelayedMethod method, @Nullable Object carried, long latenessNanos, @Nullable String callId,
-			@Nullable String traceParent);
+	interface CallerContext {
 
-	/**
-	 * Observes a call that ended without running its method: cancelled, unprocessed, or failed to
-	 * start. On the thread that found out.
-	 * @param method the method
-	 * @param carried what {@link #capture()} returned, or {@code null}
-	 * @param outcome how it ended
-	 * @param failure why it failed to start, or {@code null}
-	 */
-	void ended(DelayedMethod method, @Nullable Object carried, DelayedCallOutcome outcome,
-			@Nullable Throwable failure);
+		/** Nothing carried, nothing observed. */
+		CallerContext NONE = new CallerContext() {
+
+			@Override
+			public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+					@Nullable String traceParent) {
+				return Run.NONE;
+			}
+
+			@Override
+			public void ended(DelayedMethod method, DelayedCallOutcome outcome, @Nullable Throwable failure) {
+			}
+
+		};
+
+		/**
+		 * On the thread that runs the call, right before its method: puts back what was carried,
+		 * starts the call's observation (a child of the caller's, if one was carried) and makes it
+		 * current.
+		 * @param method the method
+		 * @param latenessNanos how long after its due time the call was handed to its executor
+		 * @param callId a durable call's id, or {@code null}
+		 * @param traceParent the {@code traceparent} a durable call was written with, or {@code null}
+		 * @return the run, which must be {@link Run#leave() left} on this thread, in a {@code finally}
+		 */
+		Run start(DelayedMethod method, long latenessNanos, @Nullable String callId, @Nullable String traceParent);
+
+		/**
+		 * Observes a call that ended without running its method: cancelled, unprocessed, or failed to
+		 * start. On the thread that found out; puts back nothing on it.
+		 * @param method the method
+		 * @param outcome how it ended
+		 * @param failure why it failed to start, or {@code null}
+		 */
+		void ended(DelayedMethod method, DelayedCallOutcome outcome, @Nullable Throwable failure);
+
+	}
 
 	/**
 	 * One run of a delayed method: {@link #leave()} on the running thread when the method returns,

@@ -190,13 +190,13 @@ public final class DurableCall implements DelayedTask, Runnable {
 		catch (RuntimeException unreadable) {
 			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
 			calls.unreadable(this, unreadable);
-			method().observer().ended(method(), null, DelayedCallOutcome.FAILED, unreadable);
+			method().observer().none().ended(method(), DelayedCallOutcome.FAILED, unreadable);
 			return;
 		}
 		Duration lateness = Duration.between(this.due, calls.now());
 		calls.started(this, lateness);
 		// Its span links to the caller's trace, wherever and whenever the call was made.
-		DelayedCallObserver.Run run = method().observer().start(method(), null, lateness.toNanos(), this.id.toString(),
+		DelayedCallObserver.Run run = method().observer().none().start(method(), lateness.toNanos(), this.id.toString(),
 				this.traceParent);
 		try {
 			this.entering = true;

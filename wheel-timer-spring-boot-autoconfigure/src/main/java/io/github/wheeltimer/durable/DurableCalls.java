@@ -343,7 +343,7 @@ public final class DurableCalls implements SmartLifecycle, DisposableBean {
 	 * observation, as the call's own caller's trace stays in the row that is now gone.
 	 */
 	private static void observeCancel(DurableMethod method) {
-		method.method().observer().ended(method.method(), null, DelayedCallOutcome.CANCELLED, null);
+		method.method().observer().none().ended(method.method(), DelayedCallOutcome.CANCELLED, null);
 	}
 
 	/**

@@ -41,47 +41,51 @@ final class CallContextCarrier {
 	}
 
 	/**
-	 * On the caller's thread. Allocates nothing when the caller has nothing to carry, which is
-	 * what keeps the cost of a call flat for applications that do not use any of it.
-	 * @param observation the caller's current observation, carried as the call's parent
-	 * @return what to carry, or {@code null} if there is nothing
+	 * On the caller's thread.
+	 * @return the caller's MDC, not to be changed, or {@code null} if it is empty or SLF4J is absent
 	 */
-	@Nullable Carried capture(@Nullable Object observation) {
-		Map<String, String> mdc = this.mdc ? Mdc.capture() : null;
-		Object snapshot = (this.snapshots != null) ? this.snapshots.capture() : null;
-		return (mdc == null && snapshot == null && observation == null) ? null
-				: new Carried(mdc, snapshot, observation);
+	@Nullable Map<String, String> mdc() {
+		return this.mdc ? Mdc.capture() : null;
 	}
 
 	/**
-	 * On the running thread: puts the carried thread locals in place, remembering what they
-	 * replace in {@code run}.
+	 * On the caller's thread. Allocates nothing when no accessor has a value, which, with
+	 * {@link #mdc()}, lets an observer keep the cost of a call flat for applications that carry
+	 * nothing.
+	 * @return a {@code ContextSnapshot}, or {@code null} if there is nothing to take
 	 */
-	void restore(@Nullable Carried carried, CarriedRun run) {
+	@Nullable Object snapshot() {
+		return (this.snapshots != null) ? this.snapshots.capture() : null;
+	}
+
+	/**
+	 * On the running thread: puts the carried thread locals in place (an empty MDC if none was
+	 * carried), remembering what they replace in {@code run}.
+	 */
+	void restore(Carried carried, CarriedRun run) {
 		if (this.mdc) {
-			run.previousMdc = Mdc.replace((carried != null) ? carried.mdc : null);
+			run.previousMdc = Mdc.replace(carried.mdc);
 			run.mdcReplaced = true;
 		}
-		if (carried != null && carried.snapshot != null) {
+		if (carried.snapshot != null) {
 			run.snapshotScope = Snapshots.restore(carried.snapshot);
 		}
 	}
 
-	/** What one call carries; immutable, published by the timer's and the executor's queues. */
-	static final class Carried {
+	/**
+	 * The thread locals one call carries, as each observer's {@link DelayedCallObserver.CallerContext}
+	 * keeps them. Immutable, published by the timer's and the executor's queues.
+	 */
+	abstract static class Carried implements DelayedCallObserver.CallerContext {
 
 		final @Nullable Map<String, String> mdc;
 
 		/** A {@code ContextSnapshot}. */
 		final @Nullable Object snapshot;
 
-		/** The caller's {@code Observation}. */
-		final @Nullable Object observation;
-
-		Carried(@Nullable Map<String, String> mdc, @Nullable Object snapshot, @Nullable Object observation) {
+		Carried(@Nullable Map<String, String> mdc, @Nullable Object snapshot) {
 			this.mdc = mdc;
 			this.snapshot = snapshot;
-			this.observation = observation;
 		}
 
 	}

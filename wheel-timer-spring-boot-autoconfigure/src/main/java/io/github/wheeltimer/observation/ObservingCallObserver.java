@@ -1,6 +1,7 @@
 package io.github.wheeltimer.observation;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.wheeltimer.annotation.DelayedCallObserver;
@@ -15,10 +16,14 @@ import org.jspecify.annotations.Nullable;
  * {@code wheel.timer.delayed.call} observation per call, a child of the caller's observation.
  * Created by the auto-configuration when the application has an {@link ObservationRegistry}.
  * <p>
- * Threads: {@link #capture()} and {@link #traceParent()} on the caller's; {@link #start} on the
- * executor's, which also opens and closes the scopes there; a run's {@code stop} on whichever
- * thread completes the method's future; {@link #ended} on the thread that learnt the call will not
- * run. The observation's context is confined to the run until it stops.
+ * Threads: {@link #capture()} and {@link #traceParent()} on the caller's; a context's
+ * {@code start} on the executor's, which also opens and closes the scopes there; a run's
+ * {@code stop} on whichever thread completes the method's future; a context's {@code ended} on the
+ * thread that learnt the call will not run. The observation's context is confined to the run until
+ * it stops.
+ * <p>
+ * A caller with nothing to carry, and {@link #none()}, get one shared context that carries nothing
+ * and still observes: its observation's parent is whatever observation is current where it starts.
  */
 public final class ObservingCallObserver implements DelayedCallObserver {
 
@@ -31,6 +36,9 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 	private final CallContextCarrier carrier;
 
 	private final Supplier<@Nullable String> traceParents;
+
+	/** Carries nothing, observes. */
+	private final Observed none = new Observed(null, null, null);
 
 	/**
 	 * Creates the observer.
@@ -49,8 +57,17 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 	}
 
 	@Override
-	public @Nullable Object capture() {
-		return this.carrier.capture(this.registry.getCurrentObservation());
+	public CallerContext capture() {
+		Observation observation = this.registry.getCurrentObservation();
+		Map<String, String> mdc = this.carrier.mdc();
+		Object snapshot = this.carrier.snapshot();
+		return (mdc == null && snapshot == null && observation == null) ? this.none
+				: new Observed(mdc, snapshot, observation);
+	}
+
+	@Override
+	public CallerContext none() {
+		return this.none;
 	}
 
 	@Override
@@ -63,36 +80,47 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		return this.traceParents.get();
 	}
 
-	@Override
-	public Run start(DelayedMethod method, @Nullable Object carried, long latenessNanos, @Nullable String callId,
-			@Nullable String traceParent) {
-		CallContextCarrier.Carried context = (CallContextCarrier.Carried) carried;
-		ObservedRun run = new ObservedRun();
-		this.carrier.restore(context, run);
-		Observation parent = (context != null) ? (Observation) context.observation : null;
-		Observation observation = observation(() -> new DelayedCallObservationContext(method,
-				Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN), parent)
-			.start();
-		run.observation = observation;
-		// The caller's observation is carried as the parent, not in the snapshot: the call's own is
-		// current. Disabled (management.observations.enable), the call still runs in its caller's trace.
-		Observation current = (observation.isNoop() && parent != null) ? parent : observation;
-		run.scope = current.openScope();
-		return run;
-	}
+	/**
+	 * A caller's thread locals, put back around the run, and its observation, the parent of the
+	 * call's.
+	 */
+	private final class Observed extends CallContextCarrier.Carried {
 
-	@Override
-	public void ended(DelayedMethod method, @Nullable Object carried, DelayedCallOutcome outcome,
-			@Nullable Throwable failure) {
-		CallContextCarrier.Carried context = (CallContextCarrier.Carried) carried;
-		Observation parent = (context != null) ? (Observation) context.observation : null;
-		Observation observation = observation(
-				() -> new DelayedCallObservationContext(method, null, null, null, outcome), parent);
-		observation.start();
-		if (failure != null) {
-			observation.error(failure);
+		private final @Nullable Observation parent;
+
+		Observed(@Nullable Map<String, String> mdc, @Nullable Object snapshot, @Nullable Observation parent) {
+			super(mdc, snapshot);
+			this.parent = parent;
 		}
-		observation.stop();
+
+		@Override
+		public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+				@Nullable String traceParent) {
+			ObservedRun run = new ObservedRun();
+			ObservingCallObserver.this.carrier.restore(this, run);
+			Observation parent = this.parent;
+			Observation observation = observation(() -> new DelayedCallObservationContext(method,
+					Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN), parent)
+				.start();
+			run.observation = observation;
+			// The caller's observation is carried as the parent, not in the snapshot: the call's own is
+			// current. Disabled (management.observations.enable), the call still runs in its caller's trace.
+			Observation current = (observation.isNoop() && parent != null) ? parent : observation;
+			run.scope = current.openScope();
+			return run;
+		}
+
+		@Override
+		public void ended(DelayedMethod method, DelayedCallOutcome outcome, @Nullable Throwable failure) {
+			Observation observation = observation(
+					() -> new DelayedCallObservationContext(method, null, null, null, outcome), this.parent);
+			observation.start();
+			if (failure != null) {
+				observation.error(failure);
+			}
+			observation.stop();
+		}
+
 	}
 
 	/** The context is made only if the call is observed: not for a no-op registry, nor a disabled observation. */

@@ -1,5 +1,7 @@
 package io.github.wheeltimer.observation;
 
+import java.util.Map;
+
 import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
@@ -8,6 +10,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Carries the caller's context to each delayed call, and observes nothing: for an application
  * with no {@code ObservationRegistry} bean. Created by the auto-configuration.
+ * <p>
+ * A caller with nothing to carry gets {@link CallerContext#NONE}, as does {@link #none()}: the
+ * executor's thread is then left as its own decorators set it.
  */
 public final class PropagatingCallObserver implements DelayedCallObserver {
 
@@ -23,25 +28,36 @@ public final class PropagatingCallObserver implements DelayedCallObserver {
 	}
 
 	@Override
-	public @Nullable Object capture() {
-		return this.carrier.capture(null);
+	public CallerContext capture() {
+		Map<String, String> mdc = this.carrier.mdc();
+		Object snapshot = this.carrier.snapshot();
+		return (mdc == null && snapshot == null) ? CallerContext.NONE : new Propagated(mdc, snapshot);
 	}
 
 	@Override
-	public Run start(DelayedMethod method, @Nullable Object carried, long latenessNanos, @Nullable String callId,
-			@Nullable String traceParent) {
-		if (carried == null) {
-			// The caller had nothing: the executor's thread is left as its own decorators set it.
-			return Run.NONE;
+	public CallerContext none() {
+		return CallerContext.NONE;
+	}
+
+	/** A caller's thread locals, put back around the run. */
+	private final class Propagated extends CallContextCarrier.Carried {
+
+		Propagated(@Nullable Map<String, String> mdc, @Nullable Object snapshot) {
+			super(mdc, snapshot);
 		}
-		CallContextCarrier.CarriedRun run = new CallContextCarrier.CarriedRun();
-		this.carrier.restore((CallContextCarrier.Carried) carried, run);
-		return run;
-	}
 
-	@Override
-	public void ended(DelayedMethod method, @Nullable Object carried, DelayedCallOutcome outcome,
-			@Nullable Throwable failure) {
+		@Override
+		public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+				@Nullable String traceParent) {
+			CallContextCarrier.CarriedRun run = new CallContextCarrier.CarriedRun();
+			PropagatingCallObserver.this.carrier.restore(this, run);
+			return run;
+		}
+
+		@Override
+		public void ended(DelayedMethod method, DelayedCallOutcome outcome, @Nullable Throwable failure) {
+		}
+
 	}
 
 }
