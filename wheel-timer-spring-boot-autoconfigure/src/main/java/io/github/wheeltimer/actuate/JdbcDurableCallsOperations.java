@@ -9,7 +9,9 @@ import java.util.function.Supplier;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.CountsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.FailedCallDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.InstanceDescriptor;
-import io.github.wheeltimer.durable.DurableCallStore;
+import io.github.wheeltimer.durable.CallCount;
+import io.github.wheeltimer.durable.FailedCall;
+import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.DurableCalls;
 import org.jspecify.annotations.Nullable;
 
@@ -51,7 +53,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 			DurableCalls.Report report = this.durable.report(FAILED_LISTED);
 			Map<String, Long> calls = new LinkedHashMap<>();
 			Instant oldestOverdue = null;
-			for (DurableCallStore.StateCount state : report.states()) {
+			for (CallCount state : report.states()) {
 				calls.put(state.name(), state.count());
 				Instant earliest = state.earliestDue();
 				if ("PENDING".equals(state.name()) && earliest != null && earliest.isBefore(this.durable.now())) {
@@ -83,7 +85,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 	@Override
 	public WheelTimerEndpoint.RequeueDescriptor requeue(@Nullable String methodId) {
 		return onTheDatabase(() -> {
-			DurableCallStore.Requeued requeued = this.durable.requeueFailed(methodId);
+			Requeued requeued = this.durable.requeueFailed(methodId);
 			return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
 		});
 	}
@@ -105,7 +107,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 		}
 	}
 
-	private static List<FailedCallDescriptor> failed(List<DurableCallStore.FailedCall> calls) {
+	private static List<FailedCallDescriptor> failed(List<FailedCall> calls) {
 		return calls.stream()
 			.map((call) -> new FailedCallDescriptor(call.id(), call.methodId(), call.key(), call.attempts(),
 					call.failedAt(), call.error()))

@@ -2,7 +2,6 @@ package io.github.wheeltimer.annotation;
 
 import java.lang.reflect.Method;
 
-import io.github.wheeltimer.durable.DurableCall;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -13,8 +12,9 @@ import org.springframework.beans.factory.ObjectProvider;
 /**
  * The advice behind {@link DelayedExecution}: instead of running the method, puts the call on the
  * method's timer and returns at once ({@code null} for {@code void}, otherwise a future). The
- * invocation is kept, and proceeds through the rest of the advice chain when the call falls due.
- * A durable call falls due as a row, with no invocation: it calls the proxy again and is let through.
+ * invocation is kept, and proceeds through the rest of the advice chain when the call falls due; a
+ * durable call falls due as a row, and runs through an invocation path of its own, without this
+ * advice.
  * <p>
  * Threads: any caller's thread. The registry is looked up once; a racing first lookup only
  * repeats it, and the reference is published through a volatile write.
@@ -34,13 +34,7 @@ final class DelayedExecutionInterceptor implements MethodInterceptor {
 		Method method = invocation.getMethod();
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		DelayedMethod delayed = registry().lookup(method, targetClass);
-		// A durable call read back from its row runs through the proxy, so that the rest of the
-		// advice applies: this is that call entering, not a new one to delay.
-		if (delayed.durable() != null && DurableCall.entering(delayed)) {
-			return invocation.proceed();
-		}
-		return delayed.schedule(invocation);
+		return registry().lookup(method, targetClass).schedule(invocation);
 	}
 
 	private DelayedMethodRegistry registry() {

@@ -4,29 +4,24 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
-import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
-import io.github.wheeltimer.durable.DurableMethod;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.TaskRejectedException;
 import org.springframework.util.ClassUtils;
 
 /**
  * A {@link DelayedExecution} method as resolved at startup: its delay, its timer, the executor
- * that runs it and the handler of its failures, and counts of its calls. Immutable apart from the
- * counts; one instance per annotated method, shared by every call, so nothing is parsed or looked
- * up on the call path.
+ * that runs it, the handler of its failures, the scheduler that keeps its calls (in memory, or
+ * durable), and counts of its calls. Immutable apart from the counts; one instance per annotated
+ * method, shared by every call, so nothing is parsed or looked up on the call path.
  */
 public final class DelayedMethod {
 
@@ -59,15 +54,12 @@ public final class DelayedMethod {
 	/** Calls handed to the executor and not finished yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	/**
-	 * Set once by the resolver, before the method is published to any caller (through the
-	 * registry's concurrent map); {@code null} for in-memory calls.
-	 */
-	private @Nullable DurableMethod durable;
+	/** Keeps the calls until they fall due: in memory, or in the database. */
+	private final DelayedCallScheduler scheduler;
 
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
 			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler,
-			DelayedCallObserver observer) {
+			DelayedCallObserver observer, DelayedCallScheduler scheduler) {
 		this.method = method;
 		this.description = describe(method);
 		this.delay = delay;
@@ -78,6 +70,7 @@ public final class DelayedMethod {
 		this.executor = executor;
 		this.exceptionHandler = exceptionHandler;
 		this.observer = observer;
+		this.scheduler = scheduler;
 	}
 
 	/**
@@ -151,24 +144,16 @@ public final class DelayedMethod {
 	}
 
 	/**
-	 * Returns the durable side of this method, if it is {@code @DelayedExecution(durable = true)}.
-	 * @return the durable method, or {@code null} for in-memory calls
-	 */
-	public @Nullable DurableMethod durable() {
-		return this.durable;
-	}
-
-	/**
-	 * Returns whether the method is {@code @DelayedExecution(durable = true)}. Unlike
-	 * {@link #durable()}, it loads nothing of durable calls: for code that runs without them too.
+	 * Returns whether the method is {@code @DelayedExecution(durable = true)}.
 	 * @return {@code true} for durable calls
 	 */
 	public boolean isDurable() {
-		return this.durable != null;
+		return this.scheduler.durable();
 	}
 
-	void makeDurable(DurableMethod durable) {
-		this.durable = durable;
+	/** @return the delay in nanoseconds, saturated at {@code Long.MAX_VALUE} */
+	long delayNanos() {
+		return this.delayNanos;
 	}
 
 	/**
@@ -202,7 +187,7 @@ public final class DelayedMethod {
 
 	/**
 	 * Runs a call of this method on its executor, counted {@link #inFlight() in flight} until it
-	 * ends. For the durable calls' runtime; in-memory calls go through the advice.
+	 * ends. For a {@link DelayedCallScheduler} whose calls fall due outside the advice.
 	 * @param call what runs the method
 	 * @throws RuntimeException if the executor refuses the call, which then is not in flight
 	 */
@@ -224,41 +209,11 @@ public final class DelayedMethod {
 		}
 	}
 
-	/**
-	 * Puts a call on the timer. Runs on the caller's thread: two allocations of ours (the call, and
-	 * its future if the method returns one) plus the timer's timeout, and a third when the caller
-	 * has a context to carry (an MDC, a current observation).
-	 */
+	/** Hands a call to its scheduler, on the caller's thread, and counts it once accepted. */
 	@Nullable Object schedule(MethodInvocation invocation) {
-		if (this.durable != null) {
-			Object result = this.durable.schedule(invocation);
-			this.calls.increment();
-			return result;
-		}
-		DelayedResult result = this.returnsFuture ? new DelayedResult() : null;
-		DelayedCall call = new DelayedCall(this, invocation, result, this.observer.capture());
-		Timeout timeout;
-		try {
-			timeout = this.timer.newTimeout(call, this.delayNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			throw new TaskRejectedException(refusal(ex), ex);
-		}
-		catch (IllegalStateException ex) {
-			// The only IllegalStateException our timer throws here: it has been stopped.
-			throw (this.timer instanceof HashedWheelTimer) ? new TimerStoppedException(refusal(ex), ex)
-					: new TaskRejectedException(refusal(ex), ex);
-		}
+		Object result = this.scheduler.schedule(this, invocation);
 		this.calls.increment();
-		if (result != null) {
-			result.cancelsTimeout(timeout);
-		}
 		return result;
-	}
-
-	private String refusal(RuntimeException ex) {
-		return "Timer '" + this.timerBeanName + "' refused the delayed call to " + this.description + ": "
-				+ ex.getMessage();
 	}
 
 	/**

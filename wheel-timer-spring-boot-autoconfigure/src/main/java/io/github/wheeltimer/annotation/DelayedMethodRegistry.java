@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 
-import io.github.wheeltimer.durable.DurableMethod;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
@@ -49,6 +48,9 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 
 	/** One resolved method per annotated method. */
 	private final ConcurrentMap<Method, DelayedMethod> methods = new ConcurrentHashMap<>();
+
+	/** The bean that runs each durable method's calls, by method. */
+	private final ConcurrentMap<Method, String> durableBeans = new ConcurrentHashMap<>();
 
 	/** The call path's cache: the method a proxy sees, and the target class, to the resolved method. */
 	private final ConcurrentMap<MethodClassKey, DelayedMethod> methodsByCall = new ConcurrentHashMap<>();
@@ -118,7 +120,7 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 		}
 		Object bean = beanFactory.getSingleton(beanName);
 		boolean intercepted = bean instanceof Advised advised && Arrays.stream(advised.getAdvisors())
-			.anyMatch((advisor) -> advisor.getAdvice() instanceof DelayedExecutionInterceptor);
+			.anyMatch(DelayedExecutionBeanPostProcessor::isDelaying);
 		if (!intercepted) {
 			throw new InvalidDelayedExecutionException(delayed, "its bean '" + beanName + "' was created before"
 					+ " the post-processor that delays its calls, so they would run at once. Is it a dependency of a"
@@ -162,15 +164,13 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 	 * the same class would have its calls run on the first.
 	 */
 	private void requireOneBeanIfDurable(Class<?> type, String beanName) {
-		for (DelayedMethod method : this.methods.values()) {
-			DurableMethod durable = method.durable();
-			if (durable != null && method.method().getDeclaringClass().isAssignableFrom(type)
-					&& !durable.beanName().equals(beanName)) {
-				throw new InvalidDelayedExecutionException(method.method(), "its calls are durable and run on one"
-						+ " bean, but beans '" + durable.beanName() + "' and '" + beanName + "' are both of"
+		this.durableBeans.forEach((method, durableBean) -> {
+			if (method.getDeclaringClass().isAssignableFrom(type) && !durableBean.equals(beanName)) {
+				throw new InvalidDelayedExecutionException(method, "its calls are durable and run on one"
+						+ " bean, but beans '" + durableBean + "' and '" + beanName + "' are both of"
 						+ " type " + type.getName() + "; make it one bean, or move the method into a bean of its own");
 			}
-		}
+		});
 	}
 
 	/** @return one of the type's delayed methods, or {@code null} if it has none */
@@ -203,6 +203,9 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 			DelayedMethod raced = this.methods.putIfAbsent(method, registered);
 			if (raced != null) {
 				registered = raced;
+			}
+			else if (registered.isDurable() && beanName != null) {
+				this.durableBeans.put(method, beanName);
 			}
 		}
 		return registered;

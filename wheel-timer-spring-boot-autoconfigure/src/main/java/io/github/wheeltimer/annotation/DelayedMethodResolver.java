@@ -48,6 +48,10 @@ final class DelayedMethodResolver {
 	/** The timer that methods naming none use when there are several and none is primary. */
 	static final String DEFAULT_TIMER = "wheelTimer";
 
+	private static final String JDBC = "org.springframework.jdbc.core.JdbcTemplate";
+
+	private static final String JACKSON = "tools.jackson.databind.json.JsonMapper";
+
 	private final ConfigurableListableBeanFactory beanFactory;
 
 	private final StringValueResolver valueResolver;
@@ -90,60 +94,51 @@ final class DelayedMethodResolver {
 		String timerBeanName = StringUtils.hasText(timerName) ? timerName : defaultTimerName(method);
 		Timer timer = timer(method, timerBeanName);
 		warnIfShorterThanATick(method, delay, timerBeanName, timer);
-		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
-				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain());
-		if (annotation.durable()) {
-			delayed.makeDurable(Durability.resolve(this.beanFactory, delayed, annotation, beanName));
-		}
-		else if (StringUtils.hasText(annotation.id()) || StringUtils.hasText(annotation.key())) {
+		if (!annotation.durable() && (StringUtils.hasText(annotation.id()) || StringUtils.hasText(annotation.key()))) {
 			throw new InvalidDelayedExecutionException(method, "it gives " + (StringUtils.hasText(annotation.id())
 					? "an id" : "a key") + ", which only durable methods have; add durable = true, or remove it");
+		}
+		DurableScheduling durable = annotation.durable() ? durableScheduling(method, beanName) : null;
+		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
+				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain(),
+				(durable != null) ? durable : InMemoryScheduler.INSTANCE);
+		if (durable != null) {
+			try {
+				durable.register(delayed, annotation, beanName);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidDelayedExecutionException(method, ex.getMessage(), ex);
+			}
 		}
 		return delayed;
 	}
 
 	/**
-	 * The durable side, in a class of its own so that applications without JDBC never load the
-	 * classes it names.
+	 * The durable calls' scheduler, or why there is none. Only names of classes are checked, so that
+	 * applications without JDBC never load the classes of durable calls.
 	 */
-	private static final class Durability {
-
-		private static final String JDBC = "org.springframework.jdbc.core.JdbcTemplate";
-
-		private static final String JACKSON = "tools.jackson.databind.json.JsonMapper";
-
-		static io.github.wheeltimer.durable.DurableMethod resolve(ConfigurableListableBeanFactory beanFactory,
-				DelayedMethod method, DelayedExecution annotation, @Nullable String beanName) {
-			ClassLoader classLoader = beanFactory.getBeanClassLoader();
-			if (!ClassUtils.isPresent(JDBC, classLoader)) {
-				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and durable calls are kept"
-						+ " in the application's database: add spring-boot-starter-jdbc and a database driver");
-			}
-			if (!ClassUtils.isPresent(JACKSON, classLoader)) {
-				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and durable calls store"
-						+ " their arguments as JSON: add spring-boot-starter-jackson (Jackson 3)");
-			}
-			io.github.wheeltimer.durable.DurableCalls calls = beanFactory
-				.getBeanProvider(io.github.wheeltimer.durable.DurableCalls.class)
-				.getIfAvailable();
-			if (calls == null) {
-				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and there is no DataSource"
-						+ " bean to keep its calls in (or wheel-timer.durable.enabled is false): add"
-						+ " spring-boot-starter-jdbc and a database driver, and set spring.datasource.url");
-			}
-			if (beanName == null) {
-				throw new InvalidDelayedExecutionException(method.method(), "it is durable, and its bean was not a"
-						+ " singleton created at startup: a durable call read back from the database must find the"
-						+ " one bean that runs it");
-			}
-			try {
-				return calls.register(method, annotation, beanName);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new InvalidDelayedExecutionException(method.method(), ex.getMessage(), ex);
-			}
+	private DurableScheduling durableScheduling(Method method, @Nullable String beanName) {
+		ClassLoader classLoader = this.beanFactory.getBeanClassLoader();
+		if (!ClassUtils.isPresent(JDBC, classLoader)) {
+			throw new InvalidDelayedExecutionException(method, "it is durable, and durable calls are kept"
+					+ " in the application's database: add spring-boot-starter-jdbc and a database driver");
 		}
-
+		if (!ClassUtils.isPresent(JACKSON, classLoader)) {
+			throw new InvalidDelayedExecutionException(method, "it is durable, and durable calls store"
+					+ " their arguments as JSON: add spring-boot-starter-jackson (Jackson 3)");
+		}
+		DurableScheduling durable = this.beanFactory.getBeanProvider(DurableScheduling.class).getIfAvailable();
+		if (durable == null) {
+			throw new InvalidDelayedExecutionException(method, "it is durable, and there is no DataSource"
+					+ " bean to keep its calls in (or wheel-timer.durable.enabled is false): add"
+					+ " spring-boot-starter-jdbc and a database driver, and set spring.datasource.url");
+		}
+		if (beanName == null) {
+			throw new InvalidDelayedExecutionException(method, "it is durable, and its bean was not a"
+					+ " singleton created at startup: a durable call read back from the database must find the"
+					+ " one bean that runs it");
+		}
+		return durable;
 	}
 
 	/** Not an error: such a call runs at the end of the current tick, later than it says. */

@@ -2,7 +2,6 @@ package io.github.wheeltimer.autoconfigure;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.concurrent.ThreadFactory;
 
 import javax.sql.DataSource;
 
@@ -13,15 +12,19 @@ import io.github.wheeltimer.actuate.JdbcDurableCallsOperations;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.durable.DelayedCalls;
 import io.github.wheeltimer.durable.DurableCalls;
-import io.github.wheeltimer.durable.DurableCompletionPostProcessor;
-import io.github.wheeltimer.durable.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.DurableSettings;
+import io.github.wheeltimer.durable.InstanceRepository;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.jdbc.DurableTables;
+import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
+import io.github.wheeltimer.durable.jdbc.JdbcInstanceRepository;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -39,7 +42,6 @@ import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportRuntimeHints;
-import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -60,38 +62,71 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @ImportRuntimeHints(DurableCallsRuntimeHints.class)
 public final class WheelTimerDurableAutoConfiguration {
 
+	/**
+	 * What differs on the application's database: named by {@code wheel-timer.durable.jdbc.platform},
+	 * else found from the {@code DataSource} once, here.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	DurableSchemaInitializer wheelTimerDurableSchemaInitializer(DataSource dataSource, WheelTimerDurableProperties properties,
+	DurableDialect wheelTimerDurableDialect(DataSource dataSource, WheelTimerDurableProperties properties,
 			Environment environment) {
-		return new DurableSchemaInitializer(dataSource, properties.getJdbc().getInitializeSchema(),
+		String platform = properties.getJdbc().getPlatform();
+		if (platform == null || platform.isBlank()) {
+			return DurableDialect.of(dataSource);
+		}
+		DurableDialect dialect = DurableDialect.forPlatform(platform);
+		if (dialect == null) {
+			throw InvalidPropertyValues.invalid(environment, "wheel-timer.durable.jdbc.platform", platform,
+					"must be one of postgresql, h2 (or leave it unset to detect it from the DataSource)");
+		}
+		return dialect;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DurableSchemaInitializer wheelTimerDurableSchemaInitializer(DataSource dataSource, DurableDialect dialect,
+			WheelTimerDurableProperties properties, Environment environment) {
+		return new DurableSchemaInitializer(dataSource, dialect, properties.getJdbc().getInitializeSchema(),
 				tablePrefix(properties, environment));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
+	JdbcCallRepository wheelTimerDurableCallRepository(DataSource dataSource, DurableDialect dialect,
+			WheelTimerDurableProperties properties, Environment environment) {
+		return new JdbcCallRepository(dataSource, dialect, DurableTables.withPrefix(tablePrefix(properties, environment)),
+				properties.getLease());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JdbcInstanceRepository wheelTimerDurableInstanceRepository(DataSource dataSource, DurableDialect dialect,
+			WheelTimerDurableProperties properties, Environment environment) {
+		return new JdbcInstanceRepository(dataSource, dialect,
+				DurableTables.withPrefix(tablePrefix(properties, environment)));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	DurableCalls wheelTimerDurableCalls(DataSource dataSource, WheelTimerDurableProperties properties,
-			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
-			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
+	DurableCalls wheelTimerDurableCalls(DataSource dataSource, DurableDialect dialect, CallRepository calls,
+			InstanceRepository instances, WheelTimerDurableProperties properties, ObjectProvider<JsonMapper> mapper,
+			ObjectProvider<HashedWheelTimer.Builder> builders, ObjectProvider<DurableSchemaInitializer> schema,
+			BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
 		// Created first, so its script runs first, in a context without Spring Boot's database
-		// initialization ordering too: the durable calls check their tables when they are created.
+		// initialization ordering too; then the tables are checked, so that startup fails saying what
+		// is missing rather than the first poll.
 		schema.getIfAvailable();
-		HashedWheelTimer pollTimer = builders.getObject().threadFactory(daemon("wheel-timer-durable-poll")).build();
-		return new DurableCalls(dataSource, settings, mapper.getIfAvailable(JsonMapper::new), pollTimer, beanFactory);
+		DurableTables.withPrefix(settings.tablePrefix()).requireColumns(new JdbcTemplate(dataSource), dialect);
+		return new DurableCalls(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
+				beanFactory);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	DelayedCalls wheelTimerDelayedCalls(DurableCalls calls) {
 		return new DelayedCalls(calls);
-	}
-
-	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static DurableCompletionPostProcessor wheelTimerDurableCompletionPostProcessor(ObjectProvider<DurableCalls> calls) {
-		return new DurableCompletionPostProcessor(calls);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -185,14 +220,6 @@ public final class WheelTimerDurableAutoConfiguration {
 		if (value.isNegative() || value.isZero()) {
 			throw InvalidPropertyValues.invalid(environment, property, value, "must be positive");
 		}
-	}
-
-	private static ThreadFactory daemon(String name) {
-		return (task) -> {
-			Thread thread = new Thread(task, name);
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 }

@@ -165,12 +165,26 @@ public class WheelTimerDurableProperties {
 		 */
 		private String tablePrefix = "WHEEL_TIMER_";
 
+		/**
+		 * Database platform whose SQL and schema script to use (postgresql, h2), as Spring Boot's
+		 * DatabaseDriver names it. Detected from the DataSource when not set.
+		 */
+		private @Nullable String platform;
+
 		public DatabaseInitializationMode getInitializeSchema() {
 			return this.initializeSchema;
 		}
 
 		public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
 			this.initializeSchema = initializeSchema;
+		}
+
+		public @Nullable String getPlatform() {
+			return this.platform;
+		}
+
+		public void setPlatform(@Nullable String platform) {
+			this.platform = platform;
 		}
 
 		public String getTablePrefix() {

@@ -56,7 +56,7 @@ public final class DelayedCalls {
 	 * @return the attempt, or {@code 0} when the current thread is not running a durable call
 	 */
 	public static int currentAttempt() {
-		return DurableCall.currentAttempt();
+		return CallRunner.currentAttempt();
 	}
 
 }

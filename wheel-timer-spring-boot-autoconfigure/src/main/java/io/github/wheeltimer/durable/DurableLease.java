@@ -3,21 +3,15 @@ package io.github.wheeltimer.durable;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 
-import io.github.wheeltimer.HashedWheelTimer;
-import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
 
 /**
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
  * connection to the database.
  * <p>
- * Threads: the heartbeat is armed on a private timer on real time (the database judges leases on
- * its own real clock) and runs on a thread of its own, one beat at a time, each armed by the one
+ * Threads: the heartbeat runs on the {@link DurableScheduler}'s heartbeat thread, on real time
+ * (the database judges leases on its own real clock), one beat at a time, each armed by the one
  * before. The poll reads the state
  * below, and reports its own database failures to it; every field is volatile and written whole,
  * so no lock is needed. What is wrong with the database is kept by {@link DatabaseProblems}.
@@ -26,7 +20,9 @@ final class DurableLease {
 
 	private static final long DISCONNECTED = Long.MIN_VALUE;
 
-	private final DurableCallStore store;
+	private final InstanceRepository instances;
+
+	private final DurableScheduler scheduler;
 
 	private final UUID instance;
 
@@ -35,14 +31,6 @@ final class DurableLease {
 	private final Duration interval;
 
 	private final Duration lease;
-
-	private final HashedWheelTimer timer;
-
-	/**
-	 * Where the beats run, off the timer's worker: a beat waiting for a connection through an
-	 * outage must not hold up the timer's stop.
-	 */
-	private final ExecutorService beats = Executors.newSingleThreadExecutor(daemon("wheel-timer-durable-heartbeat"));
 
 	private final DatabaseProblems problems;
 
@@ -69,27 +57,15 @@ final class DurableLease {
 	 */
 	private volatile boolean beating = true;
 
-	DurableLease(DurableCallStore store, UUID instance, DurableSettings settings, DatabaseProblems problems) {
-		this.store = store;
+	DurableLease(InstanceRepository instances, DurableScheduler scheduler, UUID instance, DurableSettings settings,
+			DatabaseProblems problems) {
+		this.instances = instances;
+		this.scheduler = scheduler;
 		this.problems = problems;
 		this.instance = instance;
 		this.name = settings.instanceName();
 		this.interval = settings.heartbeatInterval();
 		this.lease = settings.lease();
-		this.timer = HashedWheelTimer.builder()
-			.tickDuration(Duration.ofMillis(100))
-			.ticksPerWheel(64)
-			.threadFactory(daemon("wheel-timer-durable-heartbeat-timer"))
-			.taskExecutor(this.beats)
-			.build();
-	}
-
-	private static ThreadFactory daemon(String name) {
-		return (task) -> {
-			Thread thread = new Thread(task, name);
-			thread.setDaemon(true);
-			return thread;
-		};
 	}
 
 	/**
@@ -98,15 +74,19 @@ final class DurableLease {
 	 * @param methods the durable method ids this instance knows, recorded for operators
 	 */
 	void begin(Collection<String> methods) {
-		this.store.heartbeat(this.instance, this.name, methods);
+		this.instances.heartbeat(this.instance, this.name, methods);
 		this.lastBeatNanos = System.nanoTime();
 		this.connectedSinceNanos = this.lastBeatNanos;
-		this.timer.start();
 		arm(methods);
 	}
 
 	private void arm(Collection<String> methods) {
-		this.timer.newTimeout((timeout) -> beat(methods), this.interval.toNanos(), TimeUnit.NANOSECONDS);
+		try {
+			this.scheduler.beat(() -> beat(methods), this.interval);
+		}
+		catch (RuntimeException ended) {
+			// The scheduler ended between the check and this: the instance is leaving.
+		}
 	}
 
 	private void beat(Collection<String> methods) {
@@ -114,7 +94,7 @@ final class DurableLease {
 			return;
 		}
 		try {
-			this.store.heartbeat(this.instance, this.name, methods);
+			this.instances.heartbeat(this.instance, this.name, methods);
 			long now = System.nanoTime();
 			if (this.connectedSinceNanos == DISCONNECTED || now - this.lastBeatNanos > 2 * this.interval.toNanos()) {
 				this.connectedSinceNanos = now;
@@ -156,11 +136,17 @@ final class DurableLease {
 		this.connectedSinceNanos = DISCONNECTED;
 	}
 
-	/** Stops beating at once, interrupting a beat that waits for the database; the instance then leaves the instance table. */
+	/** Leaves the instance table: this instance stopped. */
+	void leave() {
+		this.instances.unregister(this.instance);
+	}
+
+	/**
+	 * Stops beating; the scheduler's end then interrupts a beat that waits for the database, and
+	 * the instance leaves the instance table.
+	 */
 	void end() {
 		this.beating = false;
-		this.timer.stop();
-		this.beats.shutdownNow();
 	}
 
 }

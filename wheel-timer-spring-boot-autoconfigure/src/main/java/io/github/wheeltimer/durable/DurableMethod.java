@@ -1,27 +1,17 @@
 package io.github.wheeltimer.durable;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-
 import io.github.wheeltimer.annotation.DelayedMethod;
-import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.Expression;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * The durable side of a {@code @DelayedExecution(durable = true)} method, resolved once at
  * startup: its stable id, its key expression, how its arguments become JSON and back, and the
- * bean whose proxy runs it when a row falls due.
- * <p>
- * Immutable and shared by every call; the proxy is looked up on the first call that runs, by
- * whichever executor thread that is (a racing lookup only repeats it).
+ * bean that runs its calls. Immutable and shared by every call.
  */
-public final class DurableMethod {
+final class DurableMethod {
 
 	private final DelayedMethod method;
 
@@ -33,55 +23,25 @@ public final class DurableMethod {
 
 	private final String beanName;
 
-	private final BeanFactory beanFactory;
-
-	private final DurableCalls calls;
-
-	private volatile @Nullable Object proxy;
-
 	DurableMethod(DelayedMethod method, String id, @Nullable Expression key, DurableArguments arguments,
-			String beanName, BeanFactory beanFactory, DurableCalls calls) {
+			String beanName) {
 		this.method = method;
 		this.id = id;
 		this.key = key;
 		this.arguments = arguments;
 		this.beanName = beanName;
-		this.beanFactory = beanFactory;
-		this.calls = calls;
 	}
 
-	/**
-	 * Returns the stable id stored with each call.
-	 * @return the method id
-	 */
-	public String id() {
+	/** @return the stable id stored with each call */
+	String id() {
 		return this.id;
 	}
 
-	/**
-	 * Returns the delayed method this is the durable side of.
-	 * @return the method
-	 */
-	public DelayedMethod method() {
+	DelayedMethod method() {
 		return this.method;
 	}
 
-	/**
-	 * Writes the call as a row and returns at once; called by the method's advice, in the caller's
-	 * thread. Not for application code.
-	 * @param invocation the call
-	 * @return {@code null} for a {@code void} method, else the caller's future
-	 */
-	public @Nullable Object schedule(MethodInvocation invocation) {
-		@Nullable Object[] values = invocation.getArguments();
-		return this.calls.schedule(this, keyOf(values), this.arguments.write(values));
-	}
-
-	/**
-	 * Returns the name of the bean whose proxy runs the calls.
-	 * @return the bean name
-	 */
-	public String beanName() {
+	String beanName() {
 		return this.beanName;
 	}
 
@@ -89,29 +49,12 @@ public final class DurableMethod {
 		return this.arguments;
 	}
 
-	DurableCalls calls() {
-		return this.calls;
-	}
-
-	/** Runs the method through its bean's proxy, so that every other advice applies. */
-	@Nullable Object invoke(@Nullable Object[] values) throws Throwable {
-		Object proxy = this.proxy;
-		if (proxy == null) {
-			proxy = this.beanFactory.getBean(this.beanName);
-			this.proxy = proxy;
-		}
-		Method invocable = AopUtils.selectInvocableMethod(this.method.method(), proxy.getClass());
-		// A public method of a package-private bean class, as @Scheduled methods may be too.
-		ReflectionUtils.makeAccessible(invocable);
-		try {
-			return invocable.invoke(proxy, values);
-		}
-		catch (InvocationTargetException ex) {
-			throw (ex.getCause() != null) ? ex.getCause() : ex;
-		}
-	}
-
-	private @Nullable String keyOf(@Nullable Object[] values) {
+	/**
+	 * Evaluates the key of a call, on the caller's thread.
+	 * @return the key's text, or {@code null} if the method has no key
+	 * @throws IllegalArgumentException if the key is null, too long or holds a NUL
+	 */
+	@Nullable String keyOf(@Nullable Object[] values) {
 		if (this.key == null) {
 			return null;
 		}
@@ -127,7 +70,7 @@ public final class DurableMethod {
 			throw new IllegalArgumentException("The key \"" + this.key.getExpressionString() + "\" of the durable"
 					+ " delayed method " + this.method.description() + " gave a value of " + text.length()
 					+ " characters" + ((text.indexOf('\0') >= 0) ? " holding a NUL character" : "")
-					+ "; a key is stored as text of at most " + DurableCallStore.KEY_LENGTH
+					+ "; a key is stored as text of at most " + CallRepository.KEY_LENGTH
 					+ " characters (UTF-16 units), without NUL");
 		}
 		return text;
@@ -135,7 +78,7 @@ public final class DurableMethod {
 
 	/** @return whether a key's text fits its column on every supported database */
 	static boolean storable(String key) {
-		return key.length() <= DurableCallStore.KEY_LENGTH && key.indexOf('\0') < 0;
+		return key.length() <= CallRepository.KEY_LENGTH && key.indexOf('\0') < 0;
 	}
 
 	@Override

@@ -11,11 +11,14 @@ import org.jspecify.annotations.Nullable;
  */
 final class DurableResult extends CompletableFuture<@Nullable Object> {
 
+	private final DurableClient client;
+
 	private final DurableMethod method;
 
 	private final UUID id;
 
-	DurableResult(DurableMethod method, UUID id) {
+	DurableResult(DurableClient client, DurableMethod method, UUID id) {
+		this.client = client;
 		this.method = method;
 		this.id = id;
 	}
@@ -26,7 +29,7 @@ final class DurableResult extends CompletableFuture<@Nullable Object> {
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		if (isDone() || !this.method.calls().cancel(this.method, this.id)) {
+		if (isDone() || !this.client.cancel(this.method, this.id)) {
 			return false;
 		}
 		return super.cancel(mayInterruptIfRunning);

@@ -16,7 +16,12 @@ public class DurableSchemaMissingException extends IllegalStateException {
 
 	private final String script;
 
-	DurableSchemaMissingException(List<String> missing, String script) {
+	/**
+	 * Creates the exception.
+	 * @param missing the missing tables, and columns as {@code table.column}
+	 * @param script where the script that creates them is on the class path
+	 */
+	public DurableSchemaMissingException(List<String> missing, String script) {
 		super("Durable delayed calls need tables the database does not have; missing: " + String.join(", ", missing));
 		this.missing = List.copyOf(missing);
 		this.script = script;

@@ -4,7 +4,7 @@ package io.github.wheeltimer.durable;
  * Thrown inside a durable method's own transaction, right before it commits, when the call's row
  * is no longer this instance's: its lease ran out while the method ran (a pause longer than the
  * lease) and another instance took the call over. Rolling the transaction back keeps the method's
- * effects to one run, the other instance's. Caught by {@link DurableCall#run()}; never reaches
+ * effects to one run, the other instance's. Caught by {@link CallRunner}; never reaches
  * the application's exception handler.
  */
 final class LeaseLostException extends RuntimeException {

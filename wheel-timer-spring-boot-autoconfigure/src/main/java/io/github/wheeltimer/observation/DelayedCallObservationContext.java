@@ -67,7 +67,7 @@ public final class DelayedCallObservationContext extends Observation.Context {
 	 * @return {@code true} for a durable call
 	 */
 	public boolean isDurable() {
-		return this.method.durable() != null;
+		return this.method.isDurable();
 	}
 
 	/**

@@ -467,8 +467,8 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 2);
 		// A new call with the key of a failed one: it would have replaced that one, had it been pending.
 		orders.remind(new Order("o-2", 5));
-		DurableCallStore.Requeued requeued = transactions(app).execute((status) -> {
-			DurableCallStore.Requeued done = durable.requeueFailed(null);
+		Requeued requeued = transactions(app).execute((status) -> {
+			Requeued done = durable.requeueFailed(null);
 			assertThat(app.getBean(DelayedCalls.class).cancel("orders.remind", "o-3")).isTrue();
 			return done;
 		});

@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -10,6 +11,10 @@ import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
+import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.jdbc.DurableTables;
+import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
+import io.github.wheeltimer.durable.jdbc.PostgresDialect;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
@@ -45,7 +50,8 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 					initialized.add(starting.submit(() -> {
 						DataSource dataSource = new DriverManagerDataSource(url, "postgres", "");
 						together.await(10, TimeUnit.SECONDS);
-						return new DurableSchemaInitializer(dataSource, DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_")
+						return new DurableSchemaInitializer(dataSource, new PostgresDialect(), DatabaseInitializationMode.ALWAYS,
+								"WHEEL_TIMER_")
 							.initializeDatabase();
 					}));
 				}
@@ -73,7 +79,8 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		// ...then this instance claims thousands of them.
 		jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'CLAIMED', owner_id = '00000000-0000-0000-0000-000000000001'"
 				+ " WHERE id IN (SELECT id FROM WHEEL_TIMER_CALL LIMIT 5000)");
-		String gate = app.getBean(DurableCalls.class).store().startStatement();
+		String gate = JdbcCallRepository.gateStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"),
+				Duration.ofSeconds(30));
 		String explain = "EXPLAIN " + gate.replaceFirst("\\?", "'00000000-0000-0000-0000-0000000000aa'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid");
@@ -91,9 +98,12 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 				+ " SELECT gen_random_uuid(), 'orders.far', '[\"x\",null]', now() + (n || ' seconds')::interval,"
 				+ " CASE WHEN n % 50 = 0 THEN 'PENDING' ELSE 'FAILED' END FROM generate_series(1, 20000) n");
 		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
-		// The store's own statement, with its parameters written in.
-		String claim = app.getBean(DurableCalls.class).store().claimStatement(2);
-		List<String> plan = jdbc.queryForList("EXPLAIN " + claim.replaceFirst("\\?", "now() + interval '10 seconds'")
+		// The repository's own statement (one UPDATE ... RETURNING), with its parameters written in.
+		String claim = JdbcCallRepository.claimStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"), 2);
+		assertThat(claim).startsWith("UPDATE ").contains(" RETURNING ");
+		List<String> plan = jdbc.queryForList("EXPLAIN " + claim
+			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
+			.replaceFirst("\\?", "now() + interval '10 seconds'")
 			.replaceFirst("\\?", "'orders.far'")
 			.replaceFirst("\\?", "'Orders.explode'")
 			.replaceFirst("\\?", "500"), String.class);

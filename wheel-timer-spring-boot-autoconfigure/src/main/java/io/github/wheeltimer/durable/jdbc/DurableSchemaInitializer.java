@@ -1,4 +1,4 @@
-package io.github.wheeltimer.durable;
+package io.github.wheeltimer.durable.jdbc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,22 +23,19 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates the durable calls' tables from the script in this jar for the database
- * ({@code io/github/wheeltimer/durable/schema-postgresql.sql} or {@code schema-h2.sql}), the way
- * Spring Boot initializes the Quartz and Session schemas: on embedded databases by default
+ * Creates the durable calls' tables from the dialect's script in this jar
+ * ({@code io/github/wheeltimer/durable/schema-<platform>.sql}), the way Spring Boot initializes the
+ * Quartz and Session schemas: on embedded databases by default
  * ({@code wheel-timer.durable.jdbc.initialize-schema}). The scripts create only what is missing,
- * so {@code always} is safe on every start, by several instances at once too: on PostgreSQL, whose
+ * so {@code always} is safe on every start, by several instances at once too: where the database's
  * {@code CREATE ... IF NOT EXISTS} fails when another session creates the same table at the same
- * moment, the script runs under an advisory lock, so that instances starting together take turns.
- * A table prefix other than {@code WHEEL_TIMER_} is written into the script before it runs.
+ * moment, the dialect's lock makes instances starting together take turns. A table prefix other
+ * than {@code WHEEL_TIMER_} is written into the script before it runs.
  */
 public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
 	/** The prefix the scripts in the jar are written with. */
 	public static final String SCRIPT_PREFIX = "WHEEL_TIMER_";
-
-	/** PostgreSQL advisory lock keys are the application's; this one is ours, plus the prefix's hash. */
-	private static final long ADVISORY_LOCK_BASE = 0x5768_6565_6c54_0000L;
 
 	private final String tablePrefix;
 
@@ -49,14 +46,11 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 	/**
 	 * Creates the initializer.
 	 * @param dataSource the application's database
+	 * @param dialect what differs on it, the script among them
 	 * @param mode when to run the script
 	 * @param tablePrefix the prefix of the tables' names
 	 */
-	public DurableSchemaInitializer(DataSource dataSource, DatabaseInitializationMode mode, String tablePrefix) {
-		this(dataSource, DurableDialect.of(dataSource), mode, tablePrefix);
-	}
-
-	private DurableSchemaInitializer(DataSource dataSource, DurableDialect dialect, DatabaseInitializationMode mode,
+	public DurableSchemaInitializer(DataSource dataSource, DurableDialect dialect, DatabaseInitializationMode mode,
 			String tablePrefix) {
 		super(dataSource, settings(dialect, mode));
 		this.dataSource = dataSource;
@@ -64,23 +58,9 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		this.tablePrefix = tablePrefix;
 	}
 
-	/**
-	 * Returns where the script for a database is.
-	 * @param dataSource the database
-	 * @return the script's location on the class path
-	 */
-	public static String scriptLocation(DataSource dataSource) {
-		return "classpath:" + script(DurableDialect.of(dataSource));
-	}
-
-	/** @return the script's path in the jar */
-	static String script(DurableDialect dialect) {
-		return "io/github/wheeltimer/durable/schema-" + dialect.platform() + ".sql";
-	}
-
 	private static DatabaseInitializationSettings settings(DurableDialect dialect, DatabaseInitializationMode mode) {
 		DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
-		settings.setSchemaLocations(List.of("classpath:" + script(dialect)));
+		settings.setSchemaLocations(List.of(dialect.schemaLocation()));
 		settings.setMode(mode);
 		return settings;
 	}
@@ -88,10 +68,6 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 	@Override
 	protected void runScripts(Scripts scripts) {
 		Scripts prefixed = prefixed(scripts);
-		if (this.dialect != DurableDialect.POSTGRESQL) {
-			super.runScripts(prefixed);
-			return;
-		}
 		ResourceDatabasePopulator populator = new ResourceDatabasePopulator();
 		prefixed.forEach(populator::addScript);
 		populator.setContinueOnError(prefixed.isContinueOnError());
@@ -100,8 +76,8 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 			populator.setSqlScriptEncoding(prefixed.getEncoding().name());
 		}
 		customize(populator);
-		// The lock and the script on one connection: a session-level lock, released by the unlock or
-		// by the end of the session if this instance dies meanwhile. Each statement commits before
+		// The lock and the script on one connection: a session-level lock (if the dialect takes one),
+		// released by the unlock or by the end of the session if this instance dies meanwhile. Each statement commits before
 		// the unlock (a pool may hand out connections with auto-commit off), so that the next
 		// instance finds the tables.
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
@@ -110,13 +86,12 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 			connection.setAutoCommit(true);
 			try {
 				JdbcTemplate locking = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-				long key = ADVISORY_LOCK_BASE + this.tablePrefix.hashCode();
-				locking.queryForList("SELECT pg_advisory_lock(?)", key);
+				this.dialect.lockSchema(locking, this.tablePrefix);
 				try {
 					populator.populate(connection);
 				}
 				finally {
-					locking.queryForList("SELECT pg_advisory_unlock(?)", key);
+					this.dialect.unlockSchema(locking, this.tablePrefix);
 				}
 			}
 			finally {

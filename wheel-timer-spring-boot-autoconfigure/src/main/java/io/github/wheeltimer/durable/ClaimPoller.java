@@ -1,0 +1,288 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.durable.DatabaseProblems.Source;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This instance's polls: each retries the writes that waited for the database, takes over the
+ * calls of dead instances (and of this instance's previous run), cleans up once a minute, and
+ * claims the calls coming within the horizon onto this instance's wheels, stopping once a batch
+ * of due calls waits for its executors, so that a backlog is shared with the other instances.
+ * <p>
+ * Threads: polls run one at a time on the scheduler's poll thread, each arming the next when it
+ * ends (or a refill bringing it forward, which runs only if it cancelled the armed one), so the
+ * fields that only polls use need no lock. {@link #busy()} is read by a test's virtual clock.
+ */
+final class ClaimPoller {
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	private final CallRepository calls;
+
+	private final InstanceRepository instances;
+
+	private final DurableMethods methods;
+
+	private final HeldCalls held;
+
+	private final CallRunner runner;
+
+	private final RowWrites writes;
+
+	private final DurableReports reports;
+
+	private final DurableCounters counters;
+
+	private final DurableClock clock;
+
+	private final DurableLease lease;
+
+	private final DurableScheduler scheduler;
+
+	private final DurableSettings settings;
+
+	private final UUID instance;
+
+	/**
+	 * The instance rows that had this instance's configured name when it started, with the
+	 * heartbeat each had then: its previous run, whose calls it takes as soon as that heartbeat is
+	 * seen to have stopped. Filled before the first poll.
+	 */
+	private final Map<UUID, Instant> predecessors = new ConcurrentHashMap<>();
+
+	/**
+	 * Polls launched and not yet ended: what a virtual clock waits for. Counted from the moment a
+	 * poll is due until the next one is armed, so that the clock never sees an idle instance with
+	 * no poll armed; a count, because a refill may launch a poll while the one before is arming.
+	 */
+	private final AtomicInteger polling = new AtomicInteger();
+
+	private volatile boolean running;
+
+	private volatile @Nullable Timeout nextPoll;
+
+	/** Polls only. */
+	private long lastCleanUpNanos = Long.MIN_VALUE;
+
+	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, HeldCalls held,
+			CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters, DurableClock clock,
+			DurableLease lease, DurableScheduler scheduler, DurableSettings settings, UUID instance) {
+		this.calls = calls;
+		this.instances = instances;
+		this.methods = methods;
+		this.held = held;
+		this.runner = runner;
+		this.writes = writes;
+		this.reports = reports;
+		this.counters = counters;
+		this.clock = clock;
+		this.lease = lease;
+		this.scheduler = scheduler;
+		this.settings = settings;
+		this.instance = instance;
+		held.refillWith(this::refill);
+	}
+
+	/** Notes this instance's predecessors and launches the first poll; on the starting thread. */
+	void start() {
+		if (this.settings.instanceNameConfigured()) {
+			String name = StoredText.of(this.settings.instanceName(), CallRepository.NAME_LENGTH);
+			this.instances.instances(this.settings.lease())
+				.stream()
+				.filter((other) -> other.name().equals(name) && other.heartbeat() != null)
+				.forEach((other) -> this.predecessors.put(other.id(), other.heartbeat()));
+		}
+		this.running = true;
+		this.polling.incrementAndGet();
+		this.scheduler.pollNow(this::poll);
+	}
+
+	/** No poll starts from now on; one in progress claims no more. */
+	void stop() {
+		this.running = false;
+		Timeout next = this.nextPoll;
+		if (next != null) {
+			// Armed, not launched: not counted in polling.
+			next.cancel();
+		}
+	}
+
+	private void poll() {
+		boolean wantRefill = false;
+		try {
+			if (!this.running) {
+				return;
+			}
+			this.writes.retryDeferred();
+			takeOverPredecessors();
+			takeOverDeadOwners();
+			long nowNanos = System.nanoTime();
+			if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
+				this.lastCleanUpNanos = nowNanos;
+				cleanUp();
+			}
+			Instant until = this.clock.now().plus(this.settings.horizon());
+			List<String> claimable = this.methods.claimable();
+			int batch = this.settings.batchSize();
+			boolean more = true;
+			while (more && this.running && !this.held.backlogFull()) {
+				List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable, batch);
+				for (ClaimedCall row : rows) {
+					this.counters.claimed.increment();
+					DurableMethod method = this.methods.require(row.methodId());
+					this.runner.hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
+							row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner));
+				}
+				more = rows.size() == batch;
+			}
+			// A batch of due calls waits for this instance's executors: what is left is the other
+			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
+			wantRefill = more && this.running;
+			this.writes.succeeded(Source.POLL);
+		}
+		catch (RuntimeException ex) {
+			// A poll the stop interrupted (waiting for a connection) says nothing of the database.
+			if (this.running) {
+				this.writes.failed(Source.POLL, ex);
+			}
+		}
+		finally {
+			armNextPoll();
+			if (wantRefill) {
+				this.held.wantRefill();
+			}
+		}
+	}
+
+	/**
+	 * Brings the next poll forward to now, once: a poll stopped claiming for the backlog, which is
+	 * half gone. Only the poll that cancels the armed one runs, so polls stay one at a time.
+	 */
+	private void refill() {
+		Timeout next = this.nextPoll;
+		if (this.running && next != null && next.cancel()) {
+			launchPoll();
+		}
+	}
+
+	/** Busy from the moment a poll is due, so that a virtual clock waits for it to end. */
+	private void launchPoll() {
+		this.polling.incrementAndGet();
+		try {
+			this.scheduler.pollNow(this::poll);
+		}
+		catch (RuntimeException refused) {
+			if (this.running) {
+				logger.warn("Durable calls' poll could not be started: " + refused);
+			}
+			armNextPoll();
+		}
+	}
+
+	private void armNextPoll() {
+		try {
+			if (this.running) {
+				this.nextPoll = this.scheduler.poll(this::launchPoll, this.settings.pollInterval());
+			}
+		}
+		catch (RuntimeException stopping) {
+			// The scheduler ended: this instance is stopping.
+		}
+		finally {
+			this.polling.decrementAndGet();
+		}
+	}
+
+	/**
+	 * Takes the calls of this instance's previous run: an instance whose name is configured (a
+	 * StatefulSet's pod, a systemd unit) restarted after a crash knows that an instance row of its
+	 * own name is its predecessor, and need not wait for its lease. Only once that row's heartbeat
+	 * is seen to have stopped (older than half the lease and unchanged since this instance
+	 * started), and once this instance has itself reached the database for two heartbeat
+	 * intervals: a live replica that shares the name (a mistake, warned about) beats meanwhile.
+	 */
+	private void takeOverPredecessors() {
+		Duration twoBeats = this.settings.heartbeatInterval().multipliedBy(2).plusMillis(100);
+		if (this.predecessors.isEmpty() || !this.lease.connectedFor(twoBeats)) {
+			return;
+		}
+		Duration half = this.settings.lease().dividedBy(2);
+		// The shortest lease allowed is two beats: then half of it would be a single beat.
+		List<InstanceStatus> others = this.instances.instances((half.compareTo(twoBeats) >= 0) ? half : twoBeats);
+		// A row gone meanwhile (the normal take-over removed it) leaves nothing to wait for.
+		this.predecessors.keySet().retainAll(others.stream().map(InstanceStatus::id).toList());
+		for (InstanceStatus other : others) {
+			Instant seen = this.predecessors.get(other.id());
+			if (seen == null) {
+				continue;
+			}
+			if (!Objects.equals(seen, other.heartbeat())) {
+				this.predecessors.remove(other.id());
+				logger.warn("Another live instance is named '" + other.name() + "', as this one: its calls are not"
+						+ " taken over at this start. Give each instance a name of its own"
+						+ " (wheel-timer.durable.instance-name), such as its pod's name");
+			}
+			else if (!other.alive()) {
+				this.predecessors.remove(other.id());
+				int taken = this.calls.releaseCallsOf(other.id());
+				this.instances.unregister(other.id());
+				this.counters.takenOver.add(taken);
+				logger.info("Took over " + taken + " durable calls of the previous run of instance '" + other.name()
+						+ "', whose heartbeat stopped at " + other.heartbeat());
+			}
+		}
+	}
+
+	/** At every poll: a dead instance's calls wait at most its lease and one poll. */
+	private void takeOverDeadOwners() {
+		if (!this.lease.connectedForALease()) {
+			return;
+		}
+		int taken = this.calls.releaseDeadOwners();
+		if (taken > 0) {
+			this.counters.takenOver.add(taken);
+			logger.info("Took over " + taken + " durable calls of instances whose lease ran out");
+		}
+	}
+
+	/** Removes what is past its retention: once a minute is plenty, and keeps an idle instance quiet. */
+	private void cleanUp() {
+		this.calls.deleteFailedBefore(this.settings.failedRetention());
+		this.instances.deleteSilentFor(this.settings.lease().multipliedBy(10));
+		this.held.forgetLostFutures();
+		// Not a failure (an instance that knows them may be on its way), but nothing runs them until then.
+		Instant now = this.clock.now();
+		for (CallCount waiting : this.reports.pendingOfUnknownMethods(this.reports.instances())) {
+			Instant due = waiting.earliestDue();
+			if (due != null && due.isBefore(now)) {
+				logger.warn(waiting.count() + " durable calls of method id '" + waiting.name() + "' are waiting, the"
+						+ " oldest since " + due + ": no live instance knows that method (renamed without"
+						+ " @DelayedExecution(id = ...), or removed?); they run once an instance that knows it starts");
+			}
+		}
+	}
+
+	/**
+	 * Says whether a poll is in progress.
+	 * @return {@code null} if idle, else what is in progress
+	 */
+	@Nullable String busy() {
+		return (this.polling.get() > 0) ? "a poll of durable calls is in progress" : null;
+	}
+
+}

@@ -1,0 +1,21 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A call a poll claimed, as a {@link CallRepository} reads it.
+ *
+ * @param id the call's id
+ * @param methodId the durable method's id
+ * @param key its key, or {@code null}
+ * @param arguments its arguments as JSON
+ * @param due when it falls due
+ * @param attempts how many times it started before
+ * @param traceParent its caller's span as a W3C {@code traceparent}, or {@code null}
+ */
+public record ClaimedCall(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
+		int attempts, @Nullable String traceParent) {
+}

@@ -1,0 +1,239 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
+
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * The callers' side of durable calls: writes a call (replacing the pending call of its key),
+ * cancels by key or through a caller's future, re-queues failed calls, and keeps this instance's
+ * wheels in step with the caller's transaction.
+ * <p>
+ * Threads: callers' threads only. The row is written first, in the caller's transaction if it
+ * has one on the same database; what changes in memory (a call held here, a replaced or
+ * cancelled one taken off its wheel, the counts) waits for that transaction's commit, so that a
+ * rollback leaves memory as it was. A key's held call is read before the statement: only the
+ * call that statement replaced or cancelled leaves the wheel, never one made after it.
+ */
+final class DurableClient {
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	private final CallRepository calls;
+
+	private final DurableMethods methods;
+
+	private final HeldCalls held;
+
+	private final CallRunner runner;
+
+	private final RowWrites writes;
+
+	private final DurableCounters counters;
+
+	private final DurableClock clock;
+
+	private final UUID instance;
+
+	private final Duration horizon;
+
+	/** Whether this instance takes calls on its wheels: after its start, until its stop. */
+	private final BooleanSupplier running;
+
+	DurableClient(CallRepository calls, DurableMethods methods, HeldCalls held, CallRunner runner, RowWrites writes,
+			DurableCounters counters, DurableClock clock, UUID instance, Duration horizon, BooleanSupplier running) {
+		this.calls = calls;
+		this.methods = methods;
+		this.held = held;
+		this.runner = runner;
+		this.writes = writes;
+		this.counters = counters;
+		this.clock = clock;
+		this.instance = instance;
+		this.horizon = horizon;
+		this.running = running;
+	}
+
+	/**
+	 * Writes a call. Once this instance has stopped, a call (made by a delayed method still
+	 * running, say) is written pending, for another instance or the next start: accepted as long
+	 * as the database accepts it.
+	 * @return {@code null} for a {@code void} method, else the caller's future
+	 */
+	@Nullable Object schedule(DurableMethod method, @Nullable Object[] values) {
+		String key = method.keyOf(values);
+		String arguments = method.arguments().write(values);
+		UUID id = UUID.randomUUID();
+		UUID replaced = (key != null) ? this.held.heldWith(method.id(), key) : null;
+		Duration delay = method.method().delay();
+		Instant due = DurableClock.wholeMicros(this.clock.now().plus(delay));
+		boolean near = this.running.getAsBoolean() && delay.compareTo(this.horizon) <= 0;
+		String traceParent = method.method().observer().traceParent();
+		try {
+			this.calls.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent);
+		}
+		catch (DataAccessResourceFailureException ex) {
+			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {
+				throw ex;
+			}
+			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
+					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
+		}
+		this.counters.scheduled.increment();
+		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, method, id) : null;
+		if (key != null && replaced != null) {
+			afterCommit(() -> drop(method.id(), key, replaced));
+		}
+		if (!near) {
+			if (result != null) {
+				this.held.awaitHolding(id, result);
+				afterRollback(() -> {
+					this.held.forgetFuture(id);
+					result.rolledBack();
+				});
+			}
+			return result;
+		}
+		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner);
+		if (this.calls.inTransaction()) {
+			afterCompletion((status) -> {
+				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
+				// held, its gate finds out. Only a rollback certainly removed it.
+				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
+					this.runner.hold(call);
+				}
+				else if (result != null) {
+					result.rolledBack();
+				}
+			});
+		}
+		else {
+			this.runner.hold(call);
+		}
+		return result;
+	}
+
+	/**
+	 * Cancels the pending call of a method by key, wherever it waits: in the database, or claimed
+	 * by any instance (its gate then finds the row gone).
+	 * @return whether a pending call was cancelled
+	 */
+	boolean cancel(String methodId, Object key) {
+		DurableMethod method = this.methods.require(methodId);
+		String text = key.toString();
+		if (!DurableMethod.storable(text)) {
+			// No call could have been made with it.
+			return false;
+		}
+		UUID before = this.held.heldWith(methodId, text);
+		boolean cancelled = this.calls.cancel(methodId, text);
+		if (cancelled) {
+			afterCommit(() -> {
+				this.counters.cancelled.increment();
+				observeCancel(method);
+				if (before != null) {
+					drop(methodId, text, before);
+				}
+			});
+		}
+		return cancelled;
+	}
+
+	/** Cancels one call by id: its caller cancelled its future. */
+	boolean cancel(DurableMethod method, UUID id) {
+		boolean cancelled = this.calls.cancel(id);
+		if (cancelled) {
+			afterCommit(() -> {
+				this.counters.cancelled.increment();
+				observeCancel(method);
+				this.held.drop(id);
+			});
+		}
+		this.held.forgetFuture(id);
+		return cancelled;
+	}
+
+	/**
+	 * Puts failed calls back to pending, due now, in the caller's transaction if it has one.
+	 * @return what was re-queued
+	 */
+	Requeued requeueFailed(@Nullable String methodId) {
+		Requeued requeued = this.calls.requeueFailed(methodId, DurableClock.wholeMicros(this.clock.now()));
+		if (requeued.requeued() > 0) {
+			logger.info(requeued.requeued() + ((requeued.requeued() == 1) ? " failed durable call" : " failed durable calls")
+					+ ((methodId != null) ? " of " + methodId : "") + " re-queued, to run again now");
+		}
+		if (!requeued.keyHeld().isEmpty()) {
+			logger.info(requeued.keyHeld().size() + " failed durable calls left failed: a pending call holds their key");
+		}
+		return requeued;
+	}
+
+	/**
+	 * Observes a cancel once it is committed, on the canceller's thread: a child of the canceller's
+	 * observation, as the call's own caller's trace stays in the row that is now gone.
+	 */
+	private static void observeCancel(DurableMethod method) {
+		method.method().observer().none().ended(method.method(), DelayedCallOutcome.CANCELLED, null);
+	}
+
+	/**
+	 * Takes a cancelled or replaced call off this instance's wheel, if it still holds it. Frees
+	 * memory early (its gate would find the row gone anyway); the release only hands the row back
+	 * if it is somehow still there.
+	 */
+	private void drop(String methodId, String key, UUID id) {
+		DurableCall call = this.held.drop(methodId, key, id);
+		if (call != null) {
+			this.writes.write(call, "released", () -> this.calls.release(id, this.instance), null);
+		}
+	}
+
+	/** Runs after the current thread's transaction on the database commits, or now if there is none. */
+	private void afterCommit(Runnable action) {
+		if (!this.calls.inTransaction()) {
+			action.run();
+			return;
+		}
+		afterCompletion((status) -> {
+			if (status == TransactionSynchronization.STATUS_COMMITTED) {
+				action.run();
+			}
+		});
+	}
+
+	/** Runs if the current thread's transaction on the database rolls back; never without one. */
+	private void afterRollback(Runnable action) {
+		if (this.calls.inTransaction()) {
+			afterCompletion((status) -> {
+				if (status == TransactionSynchronization.STATUS_ROLLED_BACK) {
+					action.run();
+				}
+			});
+		}
+	}
+
+	/** Tells {@code action} how the current thread's transaction ended, once it has. */
+	static void afterCompletion(IntConsumer action) {
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public void afterCompletion(int status) {
+				action.accept(status);
+			}
+
+		});
+	}
+
+}

@@ -1,0 +1,102 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Ticker;
+import io.github.wheeltimer.Timeout;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where this instance's own durable work runs: its polls and its heartbeats, each kind on a
+ * thread of its own, armed on one wheel that follows the application's clock.
+ * <p>
+ * Polls follow the application's clock, so that a test's virtual clock runs them when it moves.
+ * Heartbeats are judged by the database on its real clock; under a virtual clock, which may stand
+ * still for as long as a test likes, they are armed on a second, real-time wheel. Each kind keeps
+ * its thread so that neither waits for the other: a poll that waits for a row lock or a connection
+ * must not make the instance miss its beats and lose its lease, nor may the application's busy
+ * executors hold up either. Each job arms its next run when it ends, so jobs of a kind never
+ * overlap.
+ */
+final class DurableScheduler {
+
+	private final HashedWheelTimer wheel;
+
+	/** Heartbeats' wheel under a virtual clock; {@code null} on real time, where {@link #wheel} arms them. */
+	private final @Nullable HashedWheelTimer realTime;
+
+	private final ExecutorService polls = Executors.newSingleThreadExecutor(daemon("wheel-timer-durable-poll"));
+
+	private final ExecutorService beats = Executors.newSingleThreadExecutor(daemon("wheel-timer-durable-heartbeat"));
+
+	/**
+	 * @param builder a builder of the application's timers, on their clock (a test's virtual one
+	 * too)
+	 */
+	DurableScheduler(HashedWheelTimer.Builder builder) {
+		this.wheel = builder.threadFactory(daemon("wheel-timer-durable-timer")).build();
+		this.realTime = (this.wheel.ticker() == Ticker.system()) ? null
+				: HashedWheelTimer.builder()
+					.tickDuration(Duration.ofMillis(100))
+					.ticksPerWheel(64)
+					.threadFactory(daemon("wheel-timer-durable-heartbeat-timer"))
+					.build();
+	}
+
+	/**
+	 * Makes the threads of durable calls: daemons, so that a JVM whose application forgot to close
+	 * its context still exits.
+	 * @param name the threads' name
+	 * @return the factory
+	 */
+	static ThreadFactory daemon(String name) {
+		return (task) -> {
+			Thread thread = new Thread(task, name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	Ticker ticker() {
+		return this.wheel.ticker();
+	}
+
+	void start() {
+		this.wheel.start();
+		if (this.realTime != null) {
+			this.realTime.start();
+		}
+	}
+
+	/** Runs a poll on the polls' thread now. */
+	void pollNow(Runnable poll) {
+		this.polls.execute(poll);
+	}
+
+	/** Arms a poll, to run on the polls' thread after {@code delay} of the application's clock. */
+	Timeout poll(Runnable poll, Duration delay) {
+		return this.wheel.newTimeout((timeout) -> this.polls.execute(poll), delay.toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	/** Arms a heartbeat, to run on the heartbeats' thread after {@code delay} of real time. */
+	Timeout beat(Runnable beat, Duration delay) {
+		HashedWheelTimer wheel = (this.realTime != null) ? this.realTime : this.wheel;
+		return wheel.newTimeout((timeout) -> this.beats.execute(beat), delay.toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	/** Stops everything at once, interrupting a poll or a beat that waits for the database. */
+	void end() {
+		this.wheel.stop();
+		if (this.realTime != null) {
+			this.realTime.stop();
+		}
+		this.polls.shutdownNow();
+		this.beats.shutdownNow();
+	}
+
+}

@@ -1,0 +1,224 @@
+package io.github.wheeltimer.durable.jdbc;
+
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.jdbc.DatabaseDriver;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+
+/**
+ * Every piece of SQL that differs between the databases durable calls run on, and nothing else:
+ * {@link JdbcCallRepository} and {@link JdbcInstanceRepository} write the rest once, in the
+ * subset every supported database shares.
+ * <p>
+ * The defaults are PostgreSQL's, which H2 and MySQL share for most of them. A database is added
+ * with a subclass that overrides what differs, a schema script
+ * {@code io/github/wheeltimer/durable/schema-<platform>.sql}, and a subclass of the contract
+ * tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
+ * {@code wheel-timer.durable.jdbc.platform} names it, and a {@code DurableDialect} bean replaces
+ * it. Stateless and thread-safe.
+ */
+public abstract class DurableDialect {
+
+	/**
+	 * Returns the platform's name, as Spring Boot's {@link DatabaseDriver#getId()} and
+	 * {@code spring.quartz.jdbc.platform} spell it: {@code postgresql}, {@code h2}.
+	 * @return the platform
+	 */
+	public abstract String platform();
+
+	/**
+	 * Returns where the schema script is on the class path.
+	 * @return the location, such as {@code classpath:io/github/wheeltimer/durable/schema-h2.sql}
+	 */
+	public String schemaLocation() {
+		return "classpath:io/github/wheeltimer/durable/schema-" + platform() + ".sql";
+	}
+
+	/**
+	 * Returns an SQL expression for the database's current time minus {@code duration}: every
+	 * lease decision uses the database's clock, so that instances' clocks never have to agree.
+	 * @param duration how long before now
+	 * @return the expression
+	 */
+	public abstract String before(Duration duration);
+
+	/**
+	 * Returns the statement that writes a new call and replaces the pending call of the same
+	 * method id and key, binding {@code columns} in order from {@code values}' placeholders.
+	 * @param table the calls' table
+	 * @param columns the columns a new call sets, comma-separated
+	 * @param values their values, comma-separated placeholders and literals
+	 * @return the upsert
+	 */
+	public abstract String upsertByKey(String table, String columns, String values);
+
+	/**
+	 * Returns whether two callers replacing one key at once can both try to insert, so that the
+	 * loser's {@code DuplicateKeyException} means "replace again" (an upsert that is an update then
+	 * an insert, not one atomic statement).
+	 * @return {@code true} if the upsert is retried once on a duplicate key
+	 */
+	public boolean upsertRetriesOnDuplicateKey() {
+		return false;
+	}
+
+	/**
+	 * Limits a query to its first rows, the count bound as its last parameter.
+	 * @param query a query that ends with its {@code ORDER BY}, if any
+	 * @return the limited query
+	 */
+	public String limit(String query) {
+		return query + " LIMIT ?";
+	}
+
+	/**
+	 * Locks the rows a query reads, skipping those another transaction holds, so that claims and
+	 * take-overs never wait for each other nor for a caller's open transaction.
+	 * @param query the query, limited already if it is
+	 * @return the locking query
+	 */
+	public String skipLocked(String query) {
+		return query + " FOR UPDATE SKIP LOCKED";
+	}
+
+	/**
+	 * Returns a single statement that claims calls and returns them, for a database that can
+	 * update the rows a locking subquery picked and return them at once; {@code null} (the
+	 * default) for the portable pair, a locking select and an update in one transaction.
+	 * @param table the calls' table
+	 * @param columns the columns to return
+	 * @param select the locking, limited select of the ids to claim
+	 * @param claim the assignments that claim a row, with the owner's placeholder
+	 * @return the statement binding the owner first, then the select's parameters; or {@code null}
+	 */
+	public @Nullable String claimReturning(String table, String columns, String select, String claim) {
+		return null;
+	}
+
+	/**
+	 * Compares a nullable column with a parameter, treating two nulls as equal.
+	 * @param column the column
+	 * @return the comparison
+	 */
+	public String sameAs(String column) {
+		return column + " IS NOT DISTINCT FROM ?";
+	}
+
+	/**
+	 * Returns how an id is bound.
+	 * @param id the id
+	 * @return the parameter value
+	 */
+	public Object id(UUID id) {
+		return id;
+	}
+
+	/**
+	 * Reads an id.
+	 * @param rs the result set
+	 * @param column the column index
+	 * @return the id, or {@code null}
+	 * @throws SQLException if it cannot be read
+	 */
+	public @Nullable UUID id(ResultSet rs, int column) throws SQLException {
+		return rs.getObject(column, UUID.class);
+	}
+
+	/**
+	 * Returns how an instant is bound: in UTC, whatever the JVM's and the server's time zones.
+	 * @param instant the instant
+	 * @return the parameter value
+	 */
+	public Object instant(Instant instant) {
+		return instant.atOffset(ZoneOffset.UTC);
+	}
+
+	/**
+	 * Reads an instant.
+	 * @param rs the result set
+	 * @param column the column index
+	 * @return the instant, or {@code null}
+	 * @throws SQLException if it cannot be read
+	 */
+	public @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
+		OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+		return (value != null) ? value.toInstant() : null;
+	}
+
+	/**
+	 * Takes a lock, held by the connection behind {@code jdbc}, under which the schema script
+	 * runs, for a database whose {@code CREATE ... IF NOT EXISTS} fails when another session
+	 * creates the same object at the same moment; does nothing by default.
+	 * @param jdbc statements on the one connection the script runs on
+	 * @param name the lock's name: the tables' prefix
+	 */
+	public void lockSchema(JdbcTemplate jdbc, String name) {
+	}
+
+	/**
+	 * Releases the lock {@link #lockSchema} took.
+	 * @param jdbc statements on the same connection
+	 * @param name the lock's name
+	 */
+	public void unlockSchema(JdbcTemplate jdbc, String name) {
+	}
+
+	@Override
+	public String toString() {
+		return platform();
+	}
+
+	/**
+	 * Finds the dialect of a database from what its driver says it is, through Spring Boot's
+	 * {@link DatabaseDriver}.
+	 * @param dataSource the database
+	 * @return the dialect
+	 * @throws IllegalStateException if the database cannot be reached, or is not supported
+	 */
+	public static DurableDialect of(DataSource dataSource) {
+		String product;
+		try {
+			product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Durable delayed calls cannot reach their database to find out what it"
+					+ " is: " + ex.getMessage(), ex);
+		}
+		DatabaseDriver driver = DatabaseDriver.fromProductName(product);
+		DurableDialect dialect = forPlatform(driver.getId());
+		if (dialect == null) {
+			throw new IllegalStateException("Durable delayed calls support PostgreSQL and H2; the DataSource is "
+					+ product + ". Use one of those, or make the delayed methods in-memory (durable = false)");
+		}
+		return dialect;
+	}
+
+	/**
+	 * Returns the dialect of a platform named as Spring Boot's {@link DatabaseDriver} names it.
+	 * @param platform such as {@code postgresql} or {@code h2}, in any case
+	 * @return the dialect, or {@code null} if durable calls do not support it
+	 */
+	public static @Nullable DurableDialect forPlatform(@Nullable String platform) {
+		String id = (platform != null) ? platform.trim().toLowerCase(Locale.ROOT) : "";
+		return switch (id) {
+			case "postgresql" -> new PostgresDialect();
+			case "h2" -> new H2Dialect();
+			default -> null;
+		};
+	}
+
+}

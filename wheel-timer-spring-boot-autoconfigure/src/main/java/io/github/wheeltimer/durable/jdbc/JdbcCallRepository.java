@@ -1,0 +1,419 @@
+package io.github.wheeltimer.durable.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.wheeltimer.durable.CallCount;
+import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.durable.ClaimedCall;
+import io.github.wheeltimer.durable.FailedCall;
+import io.github.wheeltimer.durable.Requeued;
+import io.github.wheeltimer.durable.StoredText;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The calls' table on a JDBC database, in the SQL every supported database shares; what differs
+ * is asked of the {@link DurableDialect}.
+ * <p>
+ * Statements that take part in the caller's work (the insert, the cancels, a finish inside a
+ * delayed method's transaction, a re-queue) go through {@link JdbcTemplate}, which joins a Spring
+ * transaction on the same {@code DataSource} and never commits, rolls back or closes a connection
+ * it borrowed from one. The claim and the take-overs run in transactions of their own.
+ * Thread-safe: every statement is built once, or from its arguments.
+ */
+public final class JdbcCallRepository implements CallRepository {
+
+	private static final String PENDING = "PENDING";
+
+	private static final String CLAIMED = "CLAIMED";
+
+	private static final String RUNNING = "RUNNING";
+
+	private static final String FAILED = "FAILED";
+
+	private static final int ERROR_LENGTH = 4000;
+
+	/** The most rows one take-over statement releases. */
+	private static final int RELEASE_CHUNK = 1000;
+
+	/** The columns a new call sets, in the order {@link #insert} binds them. */
+	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
+			+ " trace_parent";
+
+	private static final String NEW_VALUES = "?, ?, ?, ?, ?, ?, ?, 0, ?";
+
+	/** The columns a claim reads, in the order {@link #claimed} reads them. */
+	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent";
+
+	/** What claims a row, binding its new owner. */
+	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
+
+	private final DataSource dataSource;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate ownTransaction;
+
+	private final DurableDialect dialect;
+
+	private final DurableTables tables;
+
+	private final String calls;
+
+	private final String insert;
+
+	private final String upsert;
+
+	private final String gate;
+
+	private final String release;
+
+	/** Rows claimed or running by an instance whose heartbeat is older than the lease. */
+	private final String ofDeadOwners;
+
+	/**
+	 * Creates the repository.
+	 * @param dataSource the application's database
+	 * @param dialect what differs on it
+	 * @param tables the tables' names
+	 * @param lease how long after its last heartbeat an instance counts as dead
+	 */
+	public JdbcCallRepository(DataSource dataSource, DurableDialect dialect, DurableTables tables, Duration lease) {
+		this.dataSource = dataSource;
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.dialect = dialect;
+		this.tables = tables;
+		this.calls = tables.calls();
+		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + NEW_VALUES + ")";
+		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, NEW_VALUES);
+		this.gate = gateStatement(dialect, tables, lease);
+		this.release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
+				+ dialect.sameAs("owner_id");
+		this.ofDeadOwners = " FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '" + RUNNING + "') AND owner_id"
+				+ " NOT IN (SELECT id FROM " + tables.instances() + " WHERE heartbeat_at > " + dialect.before(lease)
+				+ ")";
+	}
+
+	/**
+	 * The start gate: one statement that is both the fence against a falsely declared dead owner
+	 * (another instance took the row over) and the cross-instance cancel (the row is gone). The
+	 * owner is compared with the dialect's null-safe equality, which no index serves, so that the
+	 * row is found by its primary key: with {@code owner_id = ?}, PostgreSQL's statistics (pending
+	 * rows have no owner) make the owner index look as selective, and each gate then reads every
+	 * row this instance claimed. The key moves aside as the call starts: a new call may take it,
+	 * and a failure keeps it. Assigned before it is cleared, for databases that read each
+	 * assignment's left side as already set.
+	 * @return the gate, binding the id, the owner and the owner again
+	 */
+	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease) {
+		return "UPDATE " + tables.calls() + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
+				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE id = ? AND "
+				+ dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1 FROM "
+				+ tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
+	}
+
+	/**
+	 * The claim's locking select.
+	 * @param columns the columns it reads
+	 * @return the select, binding the due time to claim up to, the method ids, then the limit
+	 */
+	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds) {
+		return dialect.skipLocked(dialect.limit("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
+				+ PENDING + "' AND due_at <= ? AND method_id IN (" + placeholders(methodIds) + ") ORDER BY due_at"));
+	}
+
+	/**
+	 * The claim as this repository sends it: one statement where the dialect has one, else the
+	 * select of the portable pair.
+	 * @return the statement; the one-statement claim binds the owner first
+	 */
+	public static String claimStatement(DurableDialect dialect, DurableTables tables, int methodIds) {
+		String returning = dialect.claimReturning(tables.calls(), CLAIMED_COLUMNS,
+				claimSelect(dialect, tables, "id", methodIds), CLAIM);
+		return (returning != null) ? returning : claimSelect(dialect, tables, CLAIMED_COLUMNS, methodIds);
+	}
+
+	@Override
+	public void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
+			@Nullable UUID owner, @Nullable String traceParent) {
+		Object[] values = { this.dialect.id(id), methodId, key, arguments, this.dialect.instant(due),
+				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent };
+		if (key == null) {
+			this.jdbc.update(this.insert, values);
+			return;
+		}
+		try {
+			this.jdbc.update(this.upsert, values);
+		}
+		catch (DuplicateKeyException raced) {
+			if (!this.dialect.upsertRetriesOnDuplicateKey()) {
+				throw raced;
+			}
+			// The other caller's row is there now: this one replaces it.
+			this.jdbc.update(this.upsert, values);
+		}
+	}
+
+	@Override
+	public boolean cancel(String methodId, String key) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
+	}
+
+	@Override
+	public boolean cancel(UUID id) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
+				+ CLAIMED + "')", this.dialect.id(id)) == 1;
+	}
+
+	@Override
+	public List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit) {
+		if (methodIds.isEmpty()) {
+			return List.of();
+		}
+		List<Object> arguments = new ArrayList<>(methodIds.size() + 3);
+		arguments.add(this.dialect.instant(until));
+		arguments.addAll(methodIds);
+		arguments.add(limit);
+		String returning = this.dialect.claimReturning(this.calls, CLAIMED_COLUMNS,
+				claimSelect(this.dialect, this.tables, "id", methodIds.size()), CLAIM);
+		if (returning != null) {
+			arguments.add(0, this.dialect.id(owner));
+			List<ClaimedCall> claimed = new ArrayList<>(this.jdbc.query(returning, this::claimed, arguments.toArray()));
+			// Returned in no particular order: earliest first, as the select picked them.
+			claimed.sort(Comparator.comparing(ClaimedCall::due));
+			return claimed;
+		}
+		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size());
+		List<ClaimedCall> rows = this.ownTransaction.execute((status) -> {
+			List<ClaimedCall> claimed = this.jdbc.query(select, this::claimed, arguments.toArray());
+			if (!claimed.isEmpty()) {
+				List<Object> update = new ArrayList<>(claimed.size() + 1);
+				update.add(this.dialect.id(owner));
+				claimed.forEach((row) -> update.add(this.dialect.id(row.id())));
+				this.jdbc.update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + placeholders(claimed.size())
+						+ ")", update.toArray());
+			}
+			return claimed;
+		});
+		return (rows != null) ? rows : List.of();
+	}
+
+	@Override
+	public boolean start(UUID id, UUID owner) {
+		Object bound = this.dialect.id(owner);
+		return this.jdbc.update(this.gate, this.dialect.id(id), bound, bound) == 1;
+	}
+
+	@Override
+	public boolean release(UUID id, UUID owner) {
+		return this.jdbc.update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
+				this.dialect.id(owner)) == 1;
+	}
+
+	@Override
+	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
+		return this.jdbc.update(this.release + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
+				+ "' AND attempts = ?))", this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+	}
+
+	@Override
+	public int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
+		StringBuilder release = new StringBuilder("UPDATE " + this.calls + " SET state = '" + PENDING
+				+ "', owner_id = NULL WHERE owner_id = ? AND state = '" + CLAIMED + "'");
+		List<Object> arguments = new ArrayList<>();
+		arguments.add(this.dialect.id(owner));
+		if (after != null) {
+			release.append(" AND due_at > ?");
+			arguments.add(this.dialect.instant(after));
+		}
+		if (!except.isEmpty()) {
+			release.append(" AND id NOT IN (").append(placeholders(except.size())).append(')');
+			except.forEach((id) -> arguments.add(this.dialect.id(id)));
+		}
+		return this.jdbc.update(release.toString(), arguments.toArray());
+	}
+
+	@Override
+	public void finish(UUID id) {
+		this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ?", this.dialect.id(id));
+	}
+
+	/**
+	 * The delete locks the row until the method's transaction ends: a take-over skips it
+	 * meanwhile, and then finds it gone (or, rolled back, takes it over at a later poll).
+	 */
+	@Override
+	public boolean finish(UUID id, UUID owner, int attempt) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND " + this.dialect.sameAs("owner_id")
+				+ " AND state = '" + RUNNING + "' AND attempts = ?", this.dialect.id(id), this.dialect.id(owner),
+				attempt) == 1;
+	}
+
+	@Override
+	public boolean fail(UUID id, UUID owner, int attempt, String error) {
+		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL,"
+				+ " finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
+				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH),
+				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+	}
+
+	@Override
+	public int releaseDeadOwners() {
+		// Usually none: one cheap statement per poll, and a transaction only when there is work.
+		if (this.jdbc.query(this.dialect.limit("SELECT id" + this.ofDeadOwners), this::firstId, 1).isEmpty()) {
+			return 0;
+		}
+		// Skipped, not waited for: a plain UPDATE would block every instance's poll for as long as a
+		// transaction holding one of the rows stays open (a frozen instance's finish, a caller's cancel).
+		Integer released = this.ownTransaction
+			.execute((status) -> release(this.jdbc.query(this.dialect.skipLocked("SELECT id" + this.ofDeadOwners),
+					this::firstId)));
+		return (released != null) ? released : 0;
+	}
+
+	@Override
+	public int releaseCallsOf(UUID owner) {
+		Integer released = this.ownTransaction.execute((status) -> release(this.jdbc.query(
+				this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '"
+						+ RUNNING + "') AND owner_id = ?"),
+				this::firstId, this.dialect.id(owner))));
+		return (released != null) ? released : 0;
+	}
+
+	/** Puts the locked rows back to pending, a chunk per statement. */
+	private int release(List<UUID> ids) {
+		int count = 0;
+		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
+			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
+			count += this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+					+ " WHERE id IN (" + placeholders(chunk.size()) + ")",
+					chunk.stream().map(this.dialect::id).toArray());
+		}
+		return count;
+	}
+
+	@Override
+	public int deleteFailedBefore(Duration retention) {
+		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
+				+ this.dialect.before(retention));
+	}
+
+	@Override
+	public List<CallCount> countByState() {
+		return this.jdbc.query("SELECT state, COUNT(*), MIN(due_at) FROM " + this.calls + " GROUP BY state ORDER BY state",
+				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)));
+	}
+
+	@Override
+	public List<CallCount> pendingOfUnknownMethods(Collection<String> known) {
+		String notIn = known.isEmpty() ? "" : " AND method_id NOT IN (" + placeholders(known.size()) + ")";
+		return this.jdbc.query("SELECT method_id, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
+				+ PENDING + "'" + notIn + " GROUP BY method_id ORDER BY method_id",
+				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)), known.toArray());
+	}
+
+	@Override
+	public List<FailedCall> failed(@Nullable String methodId, int limit) {
+		String select = this.dialect.limit("SELECT id, method_id, started_key, attempts, finished_at, last_error FROM "
+				+ this.calls + " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
+				+ " ORDER BY finished_at DESC");
+		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
+		return this.jdbc.query(select, (rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3),
+				rs.getInt(4), this.dialect.instant(rs, 5), rs.getString(6)), arguments);
+	}
+
+	@Override
+	public long countFailed(@Nullable String methodId) {
+		String count = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + FAILED + "'";
+		Long failed = (methodId != null) ? this.jdbc.queryForObject(count + " AND method_id = ?", Long.class, methodId)
+				: this.jdbc.queryForObject(count, Long.class);
+		return (failed != null) ? failed : 0;
+	}
+
+	/**
+	 * As if new: no error, no attempts, so that the next start is not taken for a re-run after a
+	 * crash. Of several failed calls with one key, the newest gets it back; one statement each,
+	 * a key given back only if no pending call holds it (rare: an operator's action).
+	 */
+	@Override
+	public Requeued requeueFailed(@Nullable String methodId, Instant due) {
+		String requeue = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, attempts = 0,"
+				+ " finished_at = NULL, last_error = NULL";
+		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
+		Object at = this.dialect.instant(due);
+		Object[] keyless = (methodId != null) ? new Object[] { at, methodId } : new Object[] { at };
+		int requeued = this.jdbc.update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
+				keyless);
+		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls
+				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
+				(rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
+				(methodId != null) ? new Object[] { methodId } : new Object[0]);
+		String giveBack = requeue + ", call_key = started_key, started_key = NULL WHERE id = ? AND state = '" + FAILED
+				+ "' AND NOT EXISTS (SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?)";
+		List<FailedCall> keyHeld = new ArrayList<>();
+		for (FailedCall call : keyed) {
+			boolean back;
+			try {
+				back = this.jdbc.update(giveBack, at, this.dialect.id(call.id()), call.methodId(), call.key()) == 1;
+			}
+			catch (DuplicateKeyException raced) {
+				// A caller took the key between the check and the update.
+				back = false;
+			}
+			if (back) {
+				requeued++;
+			}
+			else {
+				keyHeld.add(call);
+			}
+		}
+		return new Requeued(requeued, keyHeld);
+	}
+
+	@Override
+	public boolean inTransaction() {
+		return TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.hasResource(this.dataSource);
+	}
+
+	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
+		Instant due = this.dialect.instant(rs, 5);
+		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4),
+				(due != null) ? due : Instant.EPOCH, rs.getInt(6), rs.getString(7));
+	}
+
+	private UUID id(ResultSet rs, int column) throws SQLException {
+		UUID id = this.dialect.id(rs, column);
+		if (id == null) {
+			throw new SQLException("A durable call's id is null in column " + column);
+		}
+		return id;
+	}
+
+	private UUID firstId(ResultSet rs, int rowNumber) throws SQLException {
+		return id(rs, 1);
+	}
+
+	private static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+}

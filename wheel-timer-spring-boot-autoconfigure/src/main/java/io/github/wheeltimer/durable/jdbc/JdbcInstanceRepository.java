@@ -1,0 +1,81 @@
+package io.github.wheeltimer.durable.jdbc;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.durable.InstanceRepository;
+import io.github.wheeltimer.durable.InstanceStatus;
+import io.github.wheeltimer.durable.StoredText;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.StringUtils;
+
+/**
+ * The instances' table on a JDBC database. Each statement is one autocommitted round trip;
+ * thread-safe.
+ */
+public final class JdbcInstanceRepository implements InstanceRepository {
+
+	/** Between the method ids of an instance's row: ids are trimmed, so none holds a line break. */
+	private static final String METHOD_SEPARATOR = "\n";
+
+	private final JdbcTemplate jdbc;
+
+	private final DurableDialect dialect;
+
+	private final DurableTables tables;
+
+	/**
+	 * Creates the repository.
+	 * @param dataSource the application's database
+	 * @param dialect what differs on it
+	 * @param tables the tables' names
+	 */
+	public JdbcInstanceRepository(DataSource dataSource, DurableDialect dialect, DurableTables tables) {
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.dialect = dialect;
+		this.tables = tables;
+	}
+
+	@Override
+	public void heartbeat(UUID instance, String name, Collection<String> methods) {
+		Object id = this.dialect.id(instance);
+		if (this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = CURRENT_TIMESTAMP WHERE id = ?",
+				id) == 0) {
+			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, heartbeat_at, methods) VALUES (?, ?,"
+					+ " CURRENT_TIMESTAMP, ?)", id, StoredText.of(name, CallRepository.NAME_LENGTH),
+					String.join(METHOD_SEPARATOR, methods));
+		}
+	}
+
+	@Override
+	public void unregister(UUID instance) {
+		this.jdbc.update("DELETE FROM " + this.tables.instances() + " WHERE id = ?", this.dialect.id(instance));
+	}
+
+	@Override
+	public int deleteSilentFor(Duration silence) {
+		return this.jdbc.update("DELETE FROM " + this.tables.instances() + " WHERE heartbeat_at < "
+				+ this.dialect.before(silence));
+	}
+
+	@Override
+	public List<InstanceStatus> instances(Duration lease) {
+		return this.jdbc.query("SELECT i.id, i.name, i.heartbeat_at, CASE WHEN i.heartbeat_at > "
+				+ this.dialect.before(lease) + " THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM " + this.tables.calls()
+				+ " c WHERE c.owner_id = i.id), i.methods FROM " + this.tables.instances() + " i ORDER BY i.name, i.id",
+				(rs, n) -> new InstanceStatus(this.dialect.id(rs, 1), rs.getString(2), this.dialect.instant(rs, 3),
+						rs.getInt(4) == 1, rs.getLong(5), methods(rs.getString(6))));
+	}
+
+	private static List<String> methods(@Nullable String joined) {
+		return StringUtils.hasLength(joined) ? List.of(joined.split(METHOD_SEPARATOR)) : List.of();
+	}
+
+}

@@ -1,0 +1,51 @@
+package io.github.wheeltimer.durable.jdbc;
+
+import java.time.Duration;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * PostgreSQL 12 and later: the claim is one {@code UPDATE ... RETURNING}, and the schema script
+ * runs under an advisory lock, as its {@code CREATE ... IF NOT EXISTS} fails when another
+ * session creates the same table at the same moment.
+ */
+public class PostgresDialect extends DurableDialect {
+
+	/** Advisory lock keys are the application's: this one is ours, plus the prefix's hash. */
+	private static final long SCHEMA_LOCK_BASE = 0x5768_6565_6c54_0000L;
+
+	@Override
+	public String platform() {
+		return "postgresql";
+	}
+
+	@Override
+	public String before(Duration duration) {
+		return "(CURRENT_TIMESTAMP - INTERVAL '" + duration.toMillis() + " milliseconds')";
+	}
+
+	@Override
+	public String upsertByKey(String table, String columns, String values) {
+		return "INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ")"
+				+ " ON CONFLICT (method_id, call_key) DO UPDATE SET id = EXCLUDED.id, arguments = EXCLUDED.arguments,"
+				+ " due_at = EXCLUDED.due_at, state = EXCLUDED.state, owner_id = EXCLUDED.owner_id, attempts = 0,"
+				+ " trace_parent = EXCLUDED.trace_parent, created_at = CURRENT_TIMESTAMP";
+	}
+
+	/** One round trip and no explicit transaction: the subquery's row locks last as long as the update. */
+	@Override
+	public String claimReturning(String table, String columns, String select, String claim) {
+		return "UPDATE " + table + " SET " + claim + " WHERE id IN (" + select + ") RETURNING " + columns;
+	}
+
+	@Override
+	public void lockSchema(JdbcTemplate jdbc, String name) {
+		jdbc.queryForList("SELECT pg_advisory_lock(?)", SCHEMA_LOCK_BASE + name.hashCode());
+	}
+
+	@Override
+	public void unlockSchema(JdbcTemplate jdbc, String name) {
+		jdbc.queryForList("SELECT pg_advisory_unlock(?)", SCHEMA_LOCK_BASE + name.hashCode());
+	}
+
+}
