@@ -47,10 +47,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Auto-configuration of durable delayed calls ({@code @DelayedExecution(durable = true)}): with a
- * single {@link DataSource}, Spring JDBC and Jackson on the class path, their tables (see
- * {@link DurableSchemaInitializer}), this instance's {@link DurableCalls}, and the
- * {@link DelayedCalls} bean that cancels them by key; with Actuator, their health indicator
- * ({@code wheelTimerDurable}) and meters ({@code wheel.timer.durable.*}).
+ * single {@link DataSource}, Spring JDBC and Jackson on the class path, the database's
+ * {@link DurableDialect} (detected, named by {@code wheel-timer.durable.jdbc.platform}, or a bean
+ * of the application's), their tables (see {@link DurableSchemaInitializer}), the repositories of
+ * calls and instances, this instance's {@link DurableCalls}, and the {@link DelayedCalls} bean that
+ * cancels them by key; with Actuator, their health indicator ({@code wheelTimerDurable}) and
+ * meters ({@code wheel.timer.durable.*}).
  */
 @AutoConfiguration(after = { WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
 		JacksonAutoConfiguration.class })
@@ -91,7 +93,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(CallRepository.class)
 	JdbcCallRepository wheelTimerDurableCallRepository(DataSource dataSource, DurableDialect dialect,
 			WheelTimerDurableProperties properties, Environment environment) {
 		return new JdbcCallRepository(dataSource, dialect, DurableTables.withPrefix(tablePrefix(properties, environment)),
@@ -99,7 +101,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(InstanceRepository.class)
 	JdbcInstanceRepository wheelTimerDurableInstanceRepository(DataSource dataSource, DurableDialect dialect,
 			WheelTimerDurableProperties properties, Environment environment) {
 		return new JdbcInstanceRepository(dataSource, dialect,

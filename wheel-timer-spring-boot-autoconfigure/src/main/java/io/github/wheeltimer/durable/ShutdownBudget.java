@@ -37,11 +37,8 @@ final class ShutdownBudget {
 
 	private final DatabaseProblems problems;
 
-	private final ExecutorService statements = Executors.newCachedThreadPool((task) -> {
-		Thread thread = new Thread(task, "wheel-timer-durable-shutdown");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final ExecutorService statements = Executors
+		.newCachedThreadPool(DurableScheduler.daemon("wheel-timer-durable-shutdown"));
 
 	/** Statements in flight; guarded by this. */
 	private int inFlight;

@@ -2,6 +2,56 @@
  * Durable delayed calls: {@code @DelayedExecution(durable = true)} calls kept in the
  * application's database, shared by the instances on it, precise to the tick.
  * {@link io.github.wheeltimer.durable.DelayedCalls} is what application code uses.
+ *
+ * <h2>How it works</h2>
+ * Each class has one owner and says in its own comment which threads touch it and why the
+ * order is right.
+ * <ul>
+ * <li>{@link io.github.wheeltimer.durable.DurableCalls}: the lifecycle (start, stop with its
+ * drain and hand-back, destroy) and the scheduler the annotation package hands durable calls to;
+ * it builds and wires the parts below and answers monitoring.</li>
+ * <li>{@code DurableClient}, callers' threads: writes a call's row (replacing the pending call of
+ * its key), cancels, re-queues, and waits for the caller's transaction to commit before it
+ * changes anything in memory.</li>
+ * <li>{@code HeldCalls}, memory only: the calls on this instance's wheels, by id and by key, the
+ * backlog of calls already due, the futures of calls not held yet, the drain of a stop.</li>
+ * <li>{@code ClaimPoller}, the poll thread: retries deferred writes, takes over dead instances'
+ * calls, cleans up, and claims the calls coming within the horizon.</li>
+ * <li>{@code CallRunner}, executors' threads: gate, decode, invoke, finish, one outcome per run.
+ * A run reaches its method through {@code DurableInvoker}: the bean's own advice
+ * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
+ * the innermost step, inside the method's transaction.</li>
+ * <li>{@code DurableLease}, the heartbeat thread: the instance's heartbeat and what it knows of its
+ * own connection; {@code DurableScheduler} arms the polls and the beats on one wheel.</li>
+ * <li>{@code RowWrites} (writes that wait for the database, the stop's time budget),
+ * {@code DatabaseProblems} (each problem said once), {@code DurableCounters},
+ * {@code DurableClock}, {@code DurableMethods} (ids, keys, argument codecs).</li>
+ * </ul>
+ *
+ * <h2>How a call travels</h2>
+ * A caller's thread evaluates the key, writes the arguments as JSON and inserts the row
+ * ({@code PENDING}, or {@code CLAIMED} by this instance when it falls due within the horizon);
+ * after the caller's transaction commits, a near call goes on its method's wheel. Otherwise a poll
+ * of some instance claims it within the horizon and puts it on that instance's wheel. When it
+ * fires, the wheel's worker hands it to the method's executor; there the start gate (one
+ * conditional update: still this instance's, lease fresh by the database's clock) moves it to
+ * {@code RUNNING}, the arguments are read back, the method runs, and the row is deleted (or kept
+ * {@code FAILED} with its error). A call that will not run here (a stop, a refusal) goes back to
+ * {@code PENDING}; the calls of an instance whose heartbeat stopped are taken over by the others.
+ *
+ * <h2>Adding a database</h2>
+ * Storage is behind {@link io.github.wheeltimer.durable.CallRepository} and
+ * {@link io.github.wheeltimer.durable.InstanceRepository}; their JDBC implementations in
+ * {@link io.github.wheeltimer.durable.jdbc} write the SQL every supported database shares and ask a
+ * {@link io.github.wheeltimer.durable.jdbc.DurableDialect} for the rest. A database is added with:
+ * <ol>
+ * <li>one dialect class, a subclass of {@code DurableDialect} that overrides what differs (the
+ * clock expression, the upsert by key, limit, skip-locked, the one-statement claim if the
+ * database has one, id and instant binding, the schema lock), named in
+ * {@code DurableDialect.forPlatform};</li>
+ * <li>one schema script, {@code io/github/wheeltimer/durable/schema-<platform>.sql};</li>
+ * <li>one subclass of the contract tests, {@code DurableCallsContractTests}, on a real server.</li>
+ * </ol>
  */
 @NullMarked
 package io.github.wheeltimer.durable;

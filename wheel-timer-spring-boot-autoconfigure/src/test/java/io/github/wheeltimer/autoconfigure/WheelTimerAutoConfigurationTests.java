@@ -228,7 +228,8 @@ class WheelTimerAutoConfigurationTests {
 				Map.entry("wheel-timer.durable.jdbc.initialize-schema", "embedded"),
 				Map.entry("wheel-timer.durable.jdbc.table-prefix", "WHEEL_TIMER_"),
 				Map.entry("wheel-timer.durable.shutdown-timeout", "5s"));
-		Set<String> withoutDefault = Set.of("wheel-timer.timers", "wheel-timer.durable.instance-name");
+		Set<String> withoutDefault = Set.of("wheel-timer.timers", "wheel-timer.durable.instance-name",
+				"wheel-timer.durable.jdbc.platform");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrderElementsOf(
 					Stream.concat(expectedDefaults.keySet().stream(), withoutDefault.stream()).toList());
