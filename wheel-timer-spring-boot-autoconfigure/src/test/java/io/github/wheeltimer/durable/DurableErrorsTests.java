@@ -189,6 +189,47 @@ class DurableErrorsTests {
 	}
 
 	@Test
+	void aPlatformDurableCallsDoNotSupportFailsStartupNamingThePropertyAndTheSupportedOnes() {
+		this.withDatabase.withBean(Fine.class)
+			.withPropertyValues("wheel-timer.durable.jdbc.platform=oracle")
+			.run((context) -> assertThat(rootCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("wheel-timer.durable.jdbc.platform")
+				.hasMessageContaining("oracle")
+				.hasMessageContaining("must be one of postgresql, h2"));
+	}
+
+	@Test
+	void theNamedPlatformIsTheDialectAndADialectBeanOfTheApplicationsReplacesIt() {
+		this.withDatabase.withBean(Fine.class)
+			.withPropertyValues("wheel-timer.durable.jdbc.platform=H2")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.getBean(io.github.wheeltimer.durable.jdbc.DurableDialect.class)
+				.isInstanceOf(io.github.wheeltimer.durable.jdbc.H2Dialect.class));
+		this.withDatabase.withBean(Fine.class)
+			.withBean(io.github.wheeltimer.durable.jdbc.DurableDialect.class, RecordingDialect::new)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(io.github.wheeltimer.durable.jdbc.DurableDialect.class))
+					.isInstanceOf(RecordingDialect.class)
+					.satisfies((dialect) -> assertThat(((RecordingDialect) dialect).upserts).isPositive());
+			});
+	}
+
+	/** H2's SQL, counting the upserts the repository asked it for. */
+	static class RecordingDialect extends io.github.wheeltimer.durable.jdbc.H2Dialect {
+
+		int upserts;
+
+		@Override
+		public String upsertByKey(String table, String columns, String values) {
+			this.upserts++;
+			return super.upsertByKey(table, columns, values);
+		}
+
+	}
+
+	@Test
 	void aLeaseShorterThanTwoHeartbeats() {
 		this.withDatabase.withBean(Fine.class)
 			.withPropertyValues("wheel-timer.durable.lease=3s")

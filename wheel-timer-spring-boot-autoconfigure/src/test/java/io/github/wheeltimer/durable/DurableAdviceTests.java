@@ -1,0 +1,169 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
+import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.resilience.annotation.Retryable;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A durable call reaches its method through the bean's other advice, once per run and on the
+ * executor's thread, never through the advice that delays calls again: the call is not counted
+ * twice nor delayed a second time, an aspect sees the arguments read back from the row, a retry
+ * retries the method (not the whole call), and a transactional method deletes its row inside its
+ * own transaction.
+ */
+class DurableAdviceTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
+				WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
+				JacksonAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:advice-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.poll-interval=200ms")
+		.withUserConfiguration(AdviceConfiguration.class);
+
+	@Test
+	void aDurableRunPassesTheBeansOtherAdviceOnceWithTheArgumentsReadBackAndIsNotDelayedAgain() {
+		this.contextRunner.run((context) -> {
+			Shipments shipments = context.getBean(Shipments.class);
+			Audit audit = context.getBean(Audit.class);
+			String thread = Thread.currentThread().getName();
+			shipments.ship("order-1", 3);
+			assertThat(audit.events).as("the aspect runs when the call runs, not when it is made").isEmpty();
+			await().atMost(Duration.ofSeconds(10)).until(() -> shipments.runs().size() == 1);
+			assertThat(audit.events).singleElement().asString().startsWith("around ship(order-1, 3) on ")
+				.doesNotEndWith(" on " + thread);
+			assertThat(shipments.runs()).singleElement().asString().isEqualTo("order-1 x3 in a transaction");
+			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
+			// The run did not go through the delaying advice: one call accepted, one started, nothing rescheduled.
+			DurableCalls.Counts counts = context.getBean(DurableCalls.class).counts();
+			assertThat(counts.scheduled()).isEqualTo(1);
+			assertThat(counts.started()).isEqualTo(1);
+			assertThat(counts.ran()).isEqualTo(1);
+			assertThat(audit.events).hasSize(1);
+		});
+	}
+
+	@Test
+	void aRetryableDurableMethodIsRetriedInsideOneRunAndItsRowFinishesOnce() {
+		this.contextRunner.run((context) -> {
+			Warehouse warehouse = context.getBean(Warehouse.class);
+			CompletableFuture<String> picked = warehouse.pick("order-2");
+			assertThat(warehouse.attempts()).as("nothing at call time").isEmpty();
+			assertThat(picked.get(10, TimeUnit.SECONDS)).isEqualTo("picked order-2 at attempt 3");
+			DurableCalls.Counts counts = context.getBean(DurableCalls.class).counts();
+			assertThat(counts.started()).as("one run, three attempts of the method inside it").isEqualTo(1);
+			assertThat(counts.ran()).isEqualTo(1);
+			assertThat(counts.failed()).isZero();
+			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
+		});
+	}
+
+	private static long rows(JdbcTemplate jdbc) {
+		Long rows = jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class);
+		return (rows != null) ? rows : -1;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableResilientMethods
+	static class AdviceConfiguration {
+
+		@Bean
+		Shipments shipments() {
+			return new Shipments();
+		}
+
+		@Bean
+		Warehouse warehouse() {
+			return new Warehouse();
+		}
+
+		@Bean
+		Audit audit() {
+			return new Audit();
+		}
+
+	}
+
+	static class Shipments {
+
+		private final List<String> runs = new CopyOnWriteArrayList<>();
+
+		/** Through the proxy: its own fields are not the bean's. */
+		public List<String> runs() {
+			return this.runs;
+		}
+
+		@DelayedExecution(delay = 100, durable = true)
+		@Transactional
+		public void ship(String orderId, int parcels) {
+			this.runs.add(orderId + " x" + parcels
+					+ (TransactionSynchronizationManager.isActualTransactionActive() ? " in a transaction" : ""));
+		}
+
+	}
+
+	static class Warehouse {
+
+		private final List<String> attempts = new CopyOnWriteArrayList<>();
+
+		public List<String> attempts() {
+			return this.attempts;
+		}
+
+		@DelayedExecution(delay = 100, durable = true)
+		@Retryable(maxRetries = 4, delay = 10)
+		public CompletableFuture<String> pick(String orderId) {
+			this.attempts.add(Thread.currentThread().getName());
+			if (this.attempts.size() < 3) {
+				throw new IllegalStateException("the warehouse is busy");
+			}
+			return CompletableFuture.completedFuture("picked " + orderId + " at attempt " + this.attempts.size());
+		}
+
+	}
+
+	@Aspect
+	static class Audit {
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		@Around("execution(* io.github.wheeltimer.durable.DurableAdviceTests.Shipments.ship(..)) && args(orderId, parcels)")
+		public Object around(ProceedingJoinPoint joinPoint, String orderId, int parcels) throws Throwable {
+			this.events.add("around ship(" + orderId + ", " + parcels + ") on " + Thread.currentThread().getName());
+			return joinPoint.proceed();
+		}
+
+	}
+
+}
