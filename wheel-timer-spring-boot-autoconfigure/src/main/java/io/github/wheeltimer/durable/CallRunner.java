@@ -87,8 +87,9 @@ final class CallRunner {
 
 	/** Puts a claimed call on its wheel; one its timer refuses goes back at once. */
 	void hold(DurableCall call) {
-		if (!this.held.hold(call, this.clock.now())) {
-			handBack(call, "its timer refused it");
+		RuntimeException refused = this.held.hold(call, this.clock.now());
+		if (refused != null) {
+			handBack(call, "its timer refused it: " + refused.getMessage());
 		}
 	}
 

@@ -98,15 +98,23 @@ final class ClaimPoller {
 		held.refillWith(this::refill);
 	}
 
-	/** Notes this instance's predecessors and launches the first poll; on the starting thread. */
-	void start() {
+	/**
+	 * Notes the instance rows of this instance's configured name: its previous runs. On the
+	 * starting thread, before this instance joins the instance table under that name.
+	 */
+	void notePredecessors() {
 		if (this.settings.instanceNameConfigured()) {
 			String name = StoredText.of(this.settings.instanceName(), CallRepository.NAME_LENGTH);
 			this.instances.instances(this.settings.lease())
 				.stream()
-				.filter((other) -> other.name().equals(name) && other.heartbeat() != null)
+				.filter((other) -> other.name().equals(name) && other.heartbeat() != null
+						&& !other.id().equals(this.instance))
 				.forEach((other) -> this.predecessors.put(other.id(), other.heartbeat()));
 		}
+	}
+
+	/** Launches the first poll; on the starting thread. */
+	void start() {
 		this.running = true;
 		this.polling.incrementAndGet();
 		this.scheduler.pollNow(this::poll);

@@ -138,6 +138,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 			return;
 		}
 		this.scheduler.start();
+		this.poller.notePredecessors();
 		this.lease.begin(List.copyOf(this.methods.ids()));
 		this.running = true;
 		this.poller.start();

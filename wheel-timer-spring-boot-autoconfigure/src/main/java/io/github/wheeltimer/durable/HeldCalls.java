@@ -69,9 +69,9 @@ final class HeldCalls {
 
 	/**
 	 * Puts a claimed call on its method's wheel, to fire on the tick of its due time.
-	 * @return {@code false} if the timer refused it: the caller hands its row back
+	 * @return {@code null}, or why the timer refused it: the caller then hands its row back
 	 */
-	boolean hold(DurableCall call, Instant now) {
+	@Nullable RuntimeException hold(DurableCall call, Instant now) {
 		long delayNanos = Math.max(0, Duration.between(now, call.due()).toNanos());
 		if (delayNanos == 0) {
 			// Before the wheel: a call that fires and starts at once leaves the backlog once, either way.
@@ -83,8 +83,7 @@ final class HeldCalls {
 			timeout = call.durableMethod().method().timer().newTimeout(call, delayNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException refused) {
-			leaveBacklog(call);
-			return false;
+			return refused;
 		}
 		Timeout previous = this.held.put(call.id(), timeout);
 		if (previous != null && previous.task() instanceof DurableCall stale && stale != call && previous.cancel()) {
@@ -100,7 +99,7 @@ final class HeldCalls {
 			// It fired (and was taken off) before it was recorded.
 			forget(call);
 		}
-		return true;
+		return null;
 	}
 
 	/** @return the id of the held call of that method and key, or {@code null} */
