@@ -1,0 +1,173 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
+import io.github.wheeltimer.durable.OrderTimeouts.Run;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static io.github.wheeltimer.durable.DurableHarness.TICK;
+import static io.github.wheeltimer.durable.FakeCallRepository.CLAIMED;
+import static io.github.wheeltimer.durable.FakeCallRepository.FAILED;
+import static io.github.wheeltimer.durable.FakeCallRepository.PENDING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * The run path of a held call ({@link CallRunner}): gate, invoke, finish or fail, through a whole
+ * {@link DurableCalls} on fake repositories and virtual time.
+ */
+class CallRunnerTests {
+
+	private static final Duration DELAY = Duration.ofSeconds(5);
+
+	private final DurableHarness harness = new DurableHarness();
+
+	@AfterEach
+	void close() {
+		this.harness.close();
+	}
+
+	@Test
+	void aCallRunsAtItsDueTimeAndNeverBeforeAndItsRowGoes() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-1");
+		CallRow row = this.harness.onlyRow();
+		assertThat(row.state()).as("born claimed by its caller's instance: within the horizon").isEqualTo(CLAIMED);
+		assertThat(row.owner()).isEqualTo(this.harness.durable.instance());
+		assertThat(row.due()).isEqualTo(this.harness.now().plus(DELAY));
+		this.harness.advance(DELAY.minus(TICK));
+		assertThat(this.harness.runs()).isEmpty();
+		assertThat(this.harness.calls.row(row.id())).isNotNull();
+		this.harness.advance(TICK);
+		assertThat(this.harness.runs()).containsExactly(new Run("cancelIfUnpaid", "o-1", 1, DELAY));
+		assertThat(this.harness.calls.rows()).isEmpty();
+		assertThat(this.harness.durable.held()).isZero();
+		DurableCalls.Counts counts = this.harness.counts();
+		assertThat(counts.scheduled()).isOne();
+		assertThat(counts.started()).isOne();
+		assertThat(counts.ran()).isOne();
+		assertThat(counts.failed() + counts.fenced() + counts.claimed()).isZero();
+	}
+
+	@Test
+	void currentAttemptIsOneInsideAFirstRunAndZeroOutsideOne() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-1");
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).extracting(Run::attempt).containsExactly(1);
+		assertThat(DelayedCalls.currentAttempt()).isZero();
+	}
+
+	@Test
+	void aCallWhoseMethodThrowsIsKeptFailedWithTheExceptionsClassAndMessage() {
+		this.harness.start();
+		this.harness.call("releaseStock", "o-2");
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).extracting(Run::orderId).containsExactly("o-2");
+		CallRow row = this.harness.onlyRow();
+		assertThat(row.state()).isEqualTo(FAILED);
+		assertThat(row.owner()).isNull();
+		assertThat(row.attempts()).isOne();
+		assertThat(row.lastError()).isEqualTo("java.lang.IllegalStateException: no stock reserved for o-2");
+		assertThat(row.callKey()).as("the key moved aside as the call started").isNull();
+		assertThat(this.harness.durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
+			assertThat(failed.key()).isEqualTo("o-2");
+			assertThat(failed.error()).isEqualTo(row.lastError());
+		});
+		assertThat(this.harness.failures).singleElement().isInstanceOf(IllegalStateException.class);
+		assertThat(this.harness.counts().failed()).isOne();
+		assertThat(this.harness.counts().ran()).isZero();
+	}
+
+	@Test
+	void theErrorOfAFailedFutureNamesItsCauseNotTheCompletionException() {
+		this.harness.start();
+		CompletableFuture<?> future = (CompletableFuture<?>) this.harness.call("refund", "o-3");
+		this.harness.advance(DELAY);
+		assertThat(this.harness.onlyRow().state()).isEqualTo(FAILED);
+		assertThat(this.harness.onlyRow().lastError()).startsWith(IllegalStateException.class.getName())
+			.contains("refund refused for o-3")
+			.doesNotContain(CompletionException.class.getName());
+		assertThat(future).isCompletedExceptionally();
+		assertThatThrownBy(future::join).isInstanceOf(CompletionException.class)
+			.cause()
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessage("refund refused for o-3");
+	}
+
+	@Test
+	void aCallCancelledByKeyBeforeItIsDueNeverRuns() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-4");
+		this.harness.advance(DELAY.minus(TICK));
+		assertThat(new DelayedCalls(this.harness.durable).cancel(DurableHarness.id("cancelIfUnpaid"), "o-4")).isTrue();
+		assertThat(this.harness.calls.rows()).isEmpty();
+		assertThat(this.harness.durable.held()).as("taken off the wheel at once").isZero();
+		this.harness.advance(DELAY.multipliedBy(2));
+		assertThat(this.harness.runs()).isEmpty();
+		assertThat(this.harness.counts().cancelled()).isOne();
+		assertThat(this.harness.counts().started() + this.harness.counts().fenced()).isZero();
+	}
+
+	@Test
+	void aCallReplacedByKeyRunsOnceAtTheNewCallsDueTime() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-5");
+		this.harness.advance(Duration.ofSeconds(2));
+		this.harness.call("cancelIfUnpaid", "o-5");
+		assertThat(this.harness.onlyRow().due()).isEqualTo(this.harness.now().plus(DELAY));
+		assertThat(this.harness.durable.held()).isOne();
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).containsExactly(new Run("cancelIfUnpaid", "o-5", 1, Duration.ofSeconds(7)));
+		assertThat(this.harness.calls.rows()).isEmpty();
+		assertThat(this.harness.counts().fenced()).as("the replaced call left its wheel, not at its gate").isZero();
+	}
+
+	@Test
+	void aCallTakenOverByAnotherOwnerIsFencedAtItsGateAndDoesNotRunHere() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-6");
+		UUID id = this.harness.onlyRow().id();
+		UUID other = UUID.randomUUID();
+		this.harness.calls.setOwner(id, other);
+		this.harness.advance(DELAY.plus(TICK));
+		assertThat(this.harness.runs()).isEmpty();
+		assertThat(this.harness.counts().fenced()).isOne();
+		assertThat(this.harness.counts().started()).isZero();
+		CallRow row = this.harness.onlyRow();
+		assertThat(row.state()).as("left to its new owner").isEqualTo(CLAIMED);
+		assertThat(row.owner()).isEqualTo(other);
+		assertThat(row.attempts()).isZero();
+	}
+
+	@Test
+	void aCallWhoseLeaseLapsedByTheDatabasesClockIsFencedAndRunsOnceTheHeartbeatIsBack() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-7");
+		UUID id = this.harness.onlyRow().id();
+		this.harness.instances.advanceClock(DurableHarness.LEASE.plusMillis(1));
+		this.harness.advance(DELAY.plus(TICK));
+		assertThat(this.harness.runs()).isEmpty();
+		assertThat(this.harness.counts().fenced()).isPositive();
+		CallRow row = this.harness.calls.row(id);
+		assertThat(row).isNotNull();
+		assertThat(row.state()).as("handed back, or claimed again: never started").isIn(PENDING, CLAIMED);
+		assertThat(row.attempts()).isZero();
+		// The heartbeat reaches the database again.
+		this.harness.instances.heartbeat(this.harness.durable.instance(), "unit-test", List.of());
+		this.harness.advance(DurableHarness.POLL_INTERVAL.plus(TICK.multipliedBy(2)));
+		assertThat(this.harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-7", 1));
+		assertThat(this.harness.calls.rows()).isEmpty();
+		DurableCalls.Counts counts = this.harness.counts();
+		// Each held call (one born held, the others claimed again) passed its gate or was fenced.
+		assertThat(counts.scheduled() + counts.claimed()).isEqualTo(counts.started() + counts.fenced());
+	}
+
+}

@@ -1,0 +1,247 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+
+import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
+import io.github.wheeltimer.durable.OrderTimeouts.Run;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
+import static io.github.wheeltimer.durable.DurableHarness.TICK;
+import static io.github.wheeltimer.durable.DurableHarness.id;
+import static io.github.wheeltimer.durable.FakeCallRepository.CLAIMED;
+import static io.github.wheeltimer.durable.FakeCallRepository.PENDING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * This instance's polls ({@link ClaimPoller}): claims within the horizon, batches and the
+ * backlog, outages, take-overs, through a whole {@link DurableCalls} on fake repositories and
+ * virtual time.
+ */
+class ClaimPollerTests {
+
+	private DurableHarness harness;
+
+	@AfterEach
+	void close() {
+		if (this.harness != null) {
+			this.harness.close();
+		}
+	}
+
+	private DurableHarness harness() {
+		return harness(new DurableHarness());
+	}
+
+	private DurableHarness harness(DurableHarness harness) {
+		this.harness = harness;
+		return harness;
+	}
+
+	@Test
+	void anIdleInstanceSendsOneClaimPerPollInterval() {
+		DurableHarness harness = harness().start();
+		FakeStatements statements = harness.calls.statements();
+		assertThat(statements.count("claim")).isOne();
+		for (int poll = 1; poll <= 5; poll++) {
+			harness.advance(POLL_INTERVAL);
+			assertThat(statements.count("claim")).as("claims after %s", harness.ticker.elapsed()).isEqualTo(1 + poll);
+		}
+		assertThat(statements.count("releaseDeadOwners"))
+			.as("no take-over before this instance has reached the database for a whole lease")
+			.isZero();
+	}
+
+	/**
+	 * The same without {@link PollHandOffs}: a poll falls due on the scheduler's wheel, which
+	 * hands it to the poll thread; {@code DurableCalls.busy()} counts it only once that thread
+	 * begins it ({@code ClaimPoller.launchPoll} increments {@code polling}), so for that moment
+	 * no poll is armed and none is in progress. The advance sees the instance idle, returns (or
+	 * moves the clock on), and the poll runs late at whatever virtual time it finds, arming the
+	 * next one from there: claims go missing from the advances that reach them, and the poll
+	 * cadence drifts. The class's Javadoc says busy() counts "from the moment a poll is due";
+	 * the count should be taken on the wheel's thread before the hand-off.
+	 */
+	@Test
+	@Disabled("bug: DurableCalls.busy() misses a poll between its timeout firing on the scheduler's wheel and "
+			+ "ClaimPoller.launchPoll running on the poll thread; an advance can return before the due poll ran")
+	void anIdleInstanceSendsOneClaimPerPollIntervalWithoutTheHandOffWorkaround() {
+		DurableHarness harness = harness(new DurableHarness(DurableHarness.LEASE, 100, false)).start();
+		FakeStatements statements = harness.calls.statements();
+		for (int poll = 1; poll <= 20; poll++) {
+			harness.advance(POLL_INTERVAL);
+			assertThat(statements.count("claim")).as("claims after %s", harness.ticker.elapsed()).isEqualTo(1 + poll);
+		}
+	}
+
+	@Test
+	void rowsWrittenByAnotherInstanceAreClaimedWithinTheHorizonAndRunOnTime() {
+		DurableHarness harness = harness().start();
+		UUID id = harness.insertPending("remind", Duration.ofSeconds(30), "o-1");
+		harness.advance(Duration.ofSeconds(19));
+		assertThat(harness.calls.row(id)).extracting(CallRow::state).isEqualTo(PENDING);
+		harness.advance(Duration.ofSeconds(1));
+		CallRow claimed = harness.calls.row(id);
+		assertThat(claimed.state()).as("claimed by the poll that sees it within the horizon").isEqualTo(CLAIMED);
+		assertThat(claimed.owner()).isEqualTo(harness.durable.instance());
+		assertThat(harness.durable.held()).isOne();
+		harness.advance(DurableHarness.HORIZON.minus(TICK));
+		assertThat(harness.runs()).isEmpty();
+		harness.advance(TICK);
+		assertThat(harness.runs()).containsExactly(new Run("remind", "o-1", 1, Duration.ofSeconds(30)));
+		assertThat(harness.calls.rows()).isEmpty();
+		assertThat(harness.counts().claimed()).isOne();
+		assertThat(harness.counts().ran()).isOne();
+	}
+
+	@Test
+	void aCallBeyondTheHorizonIsWrittenPendingAndRunsOnTimeOnceAPollClaimsIt() {
+		DurableHarness harness = harness().start();
+		harness.call("remind", "o-2");
+		CallRow row = harness.onlyRow();
+		assertThat(row.state()).isEqualTo(PENDING);
+		assertThat(row.owner()).isNull();
+		assertThat(harness.durable.held()).isZero();
+		harness.advance(Duration.ofMinutes(1).minus(TICK));
+		assertThat(harness.calls.row(row.id())).extracting(CallRow::state).isEqualTo(CLAIMED);
+		assertThat(harness.runs()).isEmpty();
+		harness.advance(TICK);
+		assertThat(harness.runs()).containsExactly(new Run("remind", "o-2", 1, Duration.ofMinutes(1)));
+		assertThat(harness.calls.rows()).isEmpty();
+	}
+
+	@Test
+	void aBacklogLargerThanTheBatchIsClaimedBatchByBatchAsHalfOfEachStarts() {
+		DurableHarness harness = harness(new DurableHarness(DurableHarness.LEASE, 4));
+		FakeStatements statements = harness.calls.statements();
+		IntStream.range(0, 10).forEach((i) -> harness.insertPending("remind", Duration.ZERO, "o-" + i));
+		harness.start();
+		assertThat(statements.count("claim")).as("the poll stops once a batch waits").isOne();
+		assertThat(harness.durable.held()).isEqualTo(4);
+		assertThat(harness.calls.rows(PENDING)).hasSize(6);
+		harness.advance(TICK);
+		assertThat(harness.runs()).hasSize(4);
+		assertThat(statements.count("claim")).as("refilled once half the batch started").isEqualTo(2);
+		assertThat(harness.durable.held()).isEqualTo(4);
+		assertThat(harness.calls.rows(PENDING)).hasSize(2);
+		harness.advance(TICK);
+		assertThat(harness.runs()).hasSize(8);
+		assertThat(statements.count("claim")).isEqualTo(3);
+		assertThat(harness.calls.rows(PENDING)).isEmpty();
+		harness.advance(TICK);
+		assertThat(harness.runs()).extracting(Run::orderId)
+			.containsExactlyInAnyOrderElementsOf(IntStream.range(0, 10).mapToObj((i) -> "o-" + i).toList());
+		assertThat(statements.count("claim")).as("the last batch was not full: no refill").isEqualTo(3);
+		assertThat(harness.calls.rows()).isEmpty();
+		assertThat(harness.counts().claimed()).isEqualTo(10);
+	}
+
+	@Test
+	void whileClaimsFindTheDatabaseUnreachableNothingIsLostAndTheCallsRunOnceItAnswers() {
+		DurableHarness harness = harness().start();
+		harness.insertPending("remind", Duration.ofSeconds(2), "o-1");
+		harness.insertPending("remind", Duration.ofSeconds(3), "o-2");
+		harness.calls.statements().failUntilHealed("claim", FakeStatements::unreachable);
+		harness.advance(Duration.ofSeconds(5));
+		assertThat(harness.runs()).isEmpty();
+		assertThat(harness.calls.rows()).extracting(CallRow::state).containsExactly(PENDING, PENDING);
+		assertThat(harness.durable.unreachable()).isTrue();
+		assertThat(harness.durable.problem()).contains("cannot be reached");
+		harness.calls.statements().heal("claim");
+		harness.advance(POLL_INTERVAL.plus(TICK));
+		assertThat(harness.runs()).extracting(Run::orderId, Run::attempt)
+			.containsExactlyInAnyOrder(tuple("o-1", 1), tuple("o-2", 1));
+		assertThat(harness.calls.rows()).isEmpty();
+		assertThat(harness.durable.unreachable()).isFalse();
+	}
+
+	@Test
+	void aGateThatFindsTheDatabaseUnreachableHandsItsCallBackAndTheCallRunsAtALaterPoll() {
+		DurableHarness harness = harness().start();
+		harness.call("cancelIfUnpaid", "o-1");
+		harness.calls.statements().failNext("start", 1, FakeStatements::unreachable);
+		harness.advance(Duration.ofSeconds(5));
+		assertThat(harness.runs()).isEmpty();
+		harness.advance(POLL_INTERVAL.plus(TICK));
+		assertThat(harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-1", 1));
+		assertThat(harness.calls.rows()).isEmpty();
+		DurableCalls.Counts counts = harness.counts();
+		assertThat(counts.handedBack()).isOne();
+		assertThat(counts.claimed()).isOne();
+		assertThat(counts.started()).isOne();
+		assertThat(counts.fenced()).isZero();
+	}
+
+	@Test
+	void callsOfAnInstanceWhoseLeaseRanOutAreTakenOverAndRunHere() {
+		// Take-overs wait until this instance has reached the database for a whole lease of real time.
+		Duration lease = Duration.ofMillis(500);
+		DurableHarness harness = harness(new DurableHarness(lease, 100));
+		UUID dead = UUID.randomUUID();
+		harness.instances.heartbeat(dead, "other", List.of(id("remind")));
+		UUID claimed = UUID.randomUUID();
+		UUID running = UUID.randomUUID();
+		harness.calls.insert(claimed, id("remind"), null, harness.arguments("remind", "o-1"), harness.now(), dead, null);
+		harness.calls.insert(running, id("remind"), null, harness.arguments("remind", "o-2"), harness.now(), dead, null);
+		assertThat(harness.calls.start(running, dead)).isTrue();
+		// Its heartbeat stops: a lease later, by the database's clock, it is dead.
+		harness.instances.advanceClock(lease.plusMillis(1));
+		harness.start();
+		assertThat(harness.counts().takenOver()).as("not before this instance was connected for a lease").isZero();
+		assertThat(harness.calls.rows()).extracting(CallRow::owner).containsOnly(dead);
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			harness.advance(POLL_INTERVAL);
+			assertThat(harness.counts().takenOver()).isEqualTo(2);
+		});
+		harness.advance(TICK);
+		assertThat(harness.runs()).extracting(Run::orderId, Run::attempt)
+			.containsExactlyInAnyOrder(tuple("o-1", 1), tuple("o-2", 2));
+		assertThat(harness.calls.rows()).isEmpty();
+		DurableCalls.Counts counts = harness.counts();
+		assertThat(counts.claimed()).isEqualTo(2);
+		assertThat(counts.suspectedDuplicates()).as("o-2 had started on the dead instance").isOne();
+	}
+
+	/**
+	 * What the counts guarantee at a quiet point (no poll in progress, no call between its fire
+	 * and its end), without cancels, replacements nor runs whose own transaction lost the row:
+	 * every held call (born held within the horizon, or claimed) left its wheel once, through
+	 * its gate (started or fenced) or handed back; and every started call ran or failed.
+	 */
+	@Test
+	void theCountsAddUpAtQuietPoints() {
+		DurableHarness harness = harness().start();
+		IntStream.range(0, 3).forEach((i) -> harness.insertPending("remind", Duration.ofSeconds(2), "due-" + i));
+		IntStream.range(0, 2).forEach((i) -> harness.insertPending("remind", Duration.ofSeconds(8), "late-" + i));
+		harness.call("cancelIfUnpaid", "taken");
+		harness.calls.setOwner(harness.calls.rows(CLAIMED).get(0).id(), UUID.randomUUID());
+		harness.call("releaseStock", "fails");
+		harness.calls.statements().failNext("start", 1, FakeStatements::unreachable);
+		harness.advance(Duration.ofSeconds(6));
+		DurableCalls.Counts quiet = harness.counts();
+		assertThat(quiet.scheduled()).isEqualTo(2);
+		assertThat(quiet.claimed()).as("5, and 1 again after its hand-back").isEqualTo(6);
+		assertThat(quiet.started()).isEqualTo(4);
+		assertThat(quiet.fenced()).isOne();
+		assertThat(quiet.handedBack()).isOne();
+		assertThat(harness.durable.held()).isEqualTo(2);
+		assertThat(quiet.scheduled() + quiet.claimed())
+			.isEqualTo(quiet.started() + quiet.fenced() + quiet.handedBack() + harness.durable.held());
+		assertThat(quiet.started()).isEqualTo(quiet.ran() + quiet.failed());
+		harness.durable.stop();
+		DurableCalls.Counts stopped = harness.counts();
+		assertThat(harness.durable.held()).isZero();
+		assertThat(stopped.handedBack()).as("the two held calls went back at the stop").isEqualTo(3);
+		assertThat(stopped.scheduled() + stopped.claimed())
+			.isEqualTo(stopped.started() + stopped.fenced() + stopped.handedBack());
+		assertThat(harness.calls.rows(PENDING)).hasSize(2);
+	}
+
+}

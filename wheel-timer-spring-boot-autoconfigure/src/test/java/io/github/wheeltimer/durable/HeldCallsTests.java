@@ -1,0 +1,226 @@
+package io.github.wheeltimer.durable;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.annotation.DelayedMethods;
+import io.github.wheeltimer.annotation.DurableScheduling;
+import io.github.wheeltimer.virtualtime.VirtualTicker;
+import org.aopalliance.intercept.MethodInvocation;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link HeldCalls} on its own: a method's wheel on virtual time, whose executor only collects
+ * the calls that fire (what their gate would do to the held calls, a test does itself).
+ */
+class HeldCallsTests {
+
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	/** The application's time when the ticker reads zero. */
+	private static final Instant START = Instant.parse("2030-01-01T00:00:00Z");
+
+	private final VirtualTicker ticker = new VirtualTicker();
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder().ticker(this.ticker).tickDuration(TICK).build();
+
+	/** What fell due and was handed to the method's executor, not run. */
+	private final List<Runnable> fired = new CopyOnWriteArrayList<>();
+
+	private final FakeCallRepository calls = new FakeCallRepository(new FakeInstanceRepository(), Duration.ofMinutes(1));
+
+	private final DurableMethods methods = new DurableMethods(JsonMapper.builder().build(),
+			new DefaultListableBeanFactory());
+
+	private final DurableMethod method;
+
+	private HeldCalls held = new HeldCalls(4);
+
+	private CallRunner runner = runner();
+
+	HeldCallsTests() throws NoSuchMethodException {
+		Method cancelIfUnpaid = OrderTimeouts.class.getMethod("cancelIfUnpaid", String.class);
+		DelayedMethod delayed = DelayedMethods.durable(cancelIfUnpaid, Duration.ofSeconds(5), this.timer,
+				this.fired::add, new NoScheduling());
+		this.method = this.methods.register(delayed, cancelIfUnpaid.getAnnotation(DelayedExecution.class),
+				"orderTimeouts");
+	}
+
+	@AfterEach
+	void stop() {
+		this.timer.stop();
+	}
+
+	@Test
+	void aCallDueNowEntersTheBacklogAndLeavesItOnceWhenItFires() {
+		held(2);
+		DurableCall first = hold("a", Duration.ZERO);
+		hold("b", Duration.ZERO);
+		assertThat(this.held.backlogFull()).isTrue();
+		this.ticker.advance(TICK);
+		assertThat(this.fired).hasSize(2);
+		// Its gate forgets it first thing.
+		this.held.forget(first);
+		assertThat(this.held.backlogFull()).isFalse();
+		// Forgotten again, or dropped after it fired: the backlog does not move.
+		this.held.forget(first);
+		this.held.release(first);
+		assertThat(this.held.drop(first.id())).as("fired already: not on the wheel").isNull();
+		hold("c", Duration.ZERO);
+		assertThat(this.held.backlogFull()).as("b and c: a left once").isTrue();
+	}
+
+	@Test
+	void aCallDueNowEntersTheBacklogAndLeavesItOnceWhenItIsDropped() {
+		held(2);
+		DurableCall first = hold("a", Duration.ZERO);
+		hold("b", Duration.ZERO);
+		assertThat(this.held.drop(first.id())).isSameAs(first);
+		assertThat(this.held.backlogFull()).isFalse();
+		assertThat(this.held.drop(first.id())).isNull();
+		this.held.forget(first);
+		this.held.release(first);
+		hold("c", Duration.ZERO);
+		assertThat(this.held.backlogFull()).as("b and c: a left once").isTrue();
+		this.ticker.advance(TICK);
+		assertThat(this.fired).as("a dropped call never fires").hasSize(2);
+	}
+
+	@Test
+	void aCallDueLaterIsNotInTheBacklog() {
+		held(1);
+		hold("a", TICK);
+		assertThat(this.held.backlogFull()).isFalse();
+		assertThat(this.held.size()).isOne();
+	}
+
+	@Test
+	void droppingByKeyOnlyDropsThatIdNeverANewerCallWithTheSameKey() {
+		DurableCall older = hold("order-1", Duration.ofSeconds(5));
+		DurableCall newer = hold("order-1", Duration.ofSeconds(5));
+		assertThat(this.held.heldWith(this.method.id(), "order-1")).isEqualTo(newer.id());
+		assertThat(this.held.drop(this.method.id(), "order-1", older.id())).isSameAs(older);
+		assertThat(this.held.heldWith(this.method.id(), "order-1")).isEqualTo(newer.id());
+		assertThat(this.held.size()).isOne();
+		assertThat(this.held.drop(this.method.id(), "order-1", older.id())).isNull();
+		this.ticker.advance(Duration.ofSeconds(5));
+		assertThat(this.fired).as("the newer call only").hasSize(1);
+	}
+
+	@Test
+	void drainKeepsTheCallsDueByTheKeepUntilInstantAndTakesTheOthersOff() {
+		DurableCall first = hold("a", Duration.ofSeconds(1));
+		DurableCall second = hold("b", Duration.ofSeconds(2));
+		DurableCall later = hold("c", Duration.ofSeconds(5));
+		List<DurableCall> off = this.held.drain(START.plusSeconds(2));
+		assertThat(off).containsExactly(later);
+		assertThat(this.held.size()).isEqualTo(2);
+		assertThat(this.held.stillDraining()).containsExactlyInAnyOrder(first.id(), second.id());
+		this.ticker.advance(Duration.ofSeconds(1));
+		assertThat(this.fired).hasSize(1);
+		// Its gate: forgets it, then says it started.
+		this.held.forget(first);
+		this.held.drained(first.id());
+		assertThat(this.held.stillDraining()).containsExactly(second.id());
+		// The stop waited long enough: what has not fired goes back too.
+		assertThat(this.held.dropUndrained()).containsExactly(second);
+		assertThat(this.held.stillDraining()).isEmpty();
+		assertThat(this.held.awaitDrained(START)).isTrue();
+		assertThat(this.held.size()).isZero();
+		this.ticker.advance(Duration.ofSeconds(5));
+		assertThat(this.fired).as("only the kept call that fired in time").hasSize(1);
+	}
+
+	@Test
+	void drainWithoutAKeepUntilInstantTakesEveryCallOff() {
+		DurableCall first = hold("a", Duration.ZERO);
+		DurableCall second = hold("b", Duration.ofSeconds(1));
+		assertThat(this.held.drain(null)).containsExactlyInAnyOrder(first, second);
+		assertThat(this.held.size()).isZero();
+		assertThat(this.held.stillDraining()).isEmpty();
+		assertThat(this.held.backlogFull()).isFalse();
+		this.ticker.advance(Duration.ofSeconds(1));
+		assertThat(this.fired).isEmpty();
+	}
+
+	@Test
+	void theRefillRunsOnceTheBacklogFallsToHalf() {
+		AtomicInteger refills = new AtomicInteger();
+		this.held.refillWith(refills::incrementAndGet);
+		List<DurableCall> due = List.of(hold("a", Duration.ZERO), hold("b", Duration.ZERO), hold("c", Duration.ZERO),
+				hold("d", Duration.ZERO));
+		assertThat(this.held.backlogFull()).isTrue();
+		// The poll stopped claiming for the backlog.
+		this.held.wantRefill();
+		assertThat(refills).hasValue(0);
+		this.ticker.advance(TICK);
+		this.held.forget(due.get(0));
+		assertThat(refills).as("3 of 4 wait").hasValue(0);
+		this.held.forget(due.get(1));
+		assertThat(refills).as("2 of 4 wait: half").hasValue(1);
+		this.held.forget(due.get(2));
+		this.held.forget(due.get(3));
+		assertThat(refills).as("once per wish").hasValue(1);
+	}
+
+	@Test
+	void aRefillWishedForWhenTheBacklogIsAtHalfAlreadyRunsAtOnce() {
+		AtomicInteger refills = new AtomicInteger();
+		this.held.refillWith(refills::incrementAndGet);
+		hold("a", Duration.ZERO);
+		hold("b", Duration.ZERO);
+		this.held.wantRefill();
+		assertThat(refills).hasValue(1);
+	}
+
+	/** Puts a call on the wheel as a claim or a caller would, the clock standing where the ticker is. */
+	private DurableCall hold(String key, Duration dueIn) {
+		Instant now = START.plus(this.ticker.elapsed());
+		DurableCall call = new DurableCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), 0,
+				null, null, this.runner);
+		assertThat(this.held.hold(call, now)).isTrue();
+		return call;
+	}
+
+	private void held(int batchSize) {
+		this.held = new HeldCalls(batchSize);
+		this.runner = runner();
+	}
+
+	/** What the calls hand themselves back through if the timer stops with them on it. */
+	private CallRunner runner() {
+		return new CallRunner(this.calls, this.methods, this.held,
+				new RowWrites(new DatabaseProblems(), () -> {
+				}, Duration.ofSeconds(1)), new DurableCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
+				UUID.randomUUID(), Duration.ofMinutes(1));
+	}
+
+	/** The methods built here schedule nothing: calls are held by the tests themselves. */
+	private static final class NoScheduling implements DurableScheduling {
+
+		@Override
+		public void register(DelayedMethod method, DelayedExecution annotation, String beanName) {
+		}
+
+		@Override
+		public Object schedule(DelayedMethod method, MethodInvocation invocation) {
+			throw new UnsupportedOperationException();
+		}
+
+	}
+
+}
