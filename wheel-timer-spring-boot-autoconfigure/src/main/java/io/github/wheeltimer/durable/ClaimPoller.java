@@ -188,7 +188,10 @@ final class ClaimPoller {
 		}
 	}
 
-	/** Busy from the moment a poll is due, so that a virtual clock waits for it to end. */
+	/**
+	 * Busy from the moment a poll is due, so that a virtual clock waits for it to end: on the
+	 * scheduler's wheel thread when the armed poll falls due, on the poll thread for a refill.
+	 */
 	private void launchPoll() {
 		this.polling.incrementAndGet();
 		try {

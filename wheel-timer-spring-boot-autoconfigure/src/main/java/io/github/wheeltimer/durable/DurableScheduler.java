@@ -78,9 +78,13 @@ final class DurableScheduler {
 		this.polls.execute(poll);
 	}
 
-	/** Arms a poll, to run on the polls' thread after {@code delay} of the application's clock. */
-	Timeout poll(Runnable poll, Duration delay) {
-		return this.wheel.newTimeout((timeout) -> this.polls.execute(poll), delay.toNanos(), TimeUnit.NANOSECONDS);
+	/**
+	 * Arms a poll: after {@code delay} of the application's clock, {@code due} runs on the wheel's
+	 * thread, where it only counts the poll as in progress and hands it to {@link #pollNow}, so
+	 * that a virtual clock sees the poll busy from the instant it is due.
+	 */
+	Timeout poll(Runnable due, Duration delay) {
+		return this.wheel.newTimeout((timeout) -> due.run(), delay.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	/** Arms a heartbeat, to run on the heartbeats' thread after {@code delay} of real time. */

@@ -67,19 +67,12 @@ final class DurableHarness implements AutoCloseable {
 		this(LEASE, 100);
 	}
 
-	DurableHarness(Duration lease, int batchSize) {
-		this(lease, batchSize, true);
-	}
-
 	/**
 	 * @param lease the lease: by the fake database's clock for gates and take-overs, by real time
 	 * for how long this instance waits before it takes others' calls over
 	 * @param batchSize the most calls a claim takes
-	 * @param awaitPollHandOffs whether advances also wait for polls handed from the scheduler's
-	 * wheel to the poll thread and not begun yet, which {@link DurableCalls#busy()} misses (see
-	 * {@link PollHandOffs})
 	 */
-	DurableHarness(Duration lease, int batchSize, boolean awaitPollHandOffs) {
+	DurableHarness(Duration lease, int batchSize) {
 		this.calls = new FakeCallRepository(this.instances, lease);
 		ProxyFactory proxyFactory = new ProxyFactory(this.bean);
 		proxyFactory.setProxyTargetClass(true);
@@ -103,9 +96,6 @@ final class DurableHarness implements AutoCloseable {
 		}
 		this.bean.clock(this.ticker::elapsed);
 		this.ticker.awaitAlso(this.durable::busy);
-		if (awaitPollHandOffs) {
-			this.ticker.awaitAlso(PollHandOffs.install(this.durable)::busy);
-		}
 	}
 
 	/** Starts the instance, and returns once its first poll ended. */

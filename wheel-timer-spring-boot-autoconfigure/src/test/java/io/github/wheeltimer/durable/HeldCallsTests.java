@@ -192,7 +192,7 @@ class HeldCallsTests {
 		Instant now = START.plus(this.ticker.elapsed());
 		DurableCall call = new DurableCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), 0,
 				null, null, this.runner);
-		assertThat(this.held.hold(call, now)).isTrue();
+		assertThat(this.held.hold(call, now)).as("refused by its timer").isNull();
 		return call;
 	}
 
