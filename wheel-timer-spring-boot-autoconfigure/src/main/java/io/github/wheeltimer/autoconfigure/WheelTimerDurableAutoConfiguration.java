@@ -117,10 +117,12 @@ public final class WheelTimerDurableAutoConfiguration {
 			BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
 		// Created first, so its script runs first, in a context without Spring Boot's database
-		// initialization ordering too; then the tables are checked, so that startup fails saying what
-		// is missing rather than the first poll.
+		// initialization ordering too; then the starter's tables are checked, so that startup fails
+		// saying what is missing rather than the first poll.
 		schema.getIfAvailable();
-		DurableTables.withPrefix(settings.tablePrefix()).requireColumns(new JdbcTemplate(dataSource), dialect);
+		if (calls instanceof JdbcCallRepository) {
+			DurableTables.withPrefix(settings.tablePrefix()).requireColumns(new JdbcTemplate(dataSource), dialect);
+		}
 		return new DurableCalls(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
 				beanFactory);
 	}

@@ -132,8 +132,9 @@ public interface CallRepository {
 	Requeued requeueFailed(@Nullable String methodId, Instant due);
 
 	/**
-	 * Whether the current thread runs in a transaction that this repository's statements join:
-	 * what decides whether a change waits for its commit.
+	 * Whether the current thread runs in a Spring transaction, with synchronization active, that
+	 * this repository's statements join: what decides whether a change in memory waits for its
+	 * commit (the engine then registers a {@code TransactionSynchronization}).
 	 * @return {@code true} inside such a transaction
 	 */
 	boolean inTransaction();

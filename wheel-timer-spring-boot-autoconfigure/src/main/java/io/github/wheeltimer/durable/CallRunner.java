@@ -116,10 +116,25 @@ final class CallRunner {
 		// Its span links to the caller's trace, wherever and whenever the call was made.
 		DelayedCallObserver.Run run = observer.start(call.method(), lateness.toNanos(), call.id().toString(),
 				call.traceParent());
-		current.set(call);
 		try {
-			Object value = this.methods.invoker(call.durableMethod())
-				.invoke(call.method().method(), values, lastStep(call));
+			Object value;
+			current.set(call);
+			try {
+				value = this.methods.invoker(call.durableMethod()).invoke(call.method().method(), values, lastStep(call));
+			}
+			catch (LeaseLostException lost) {
+				run.stop(lost);
+				end(call, Outcome.LOST, lost.getMessage(), lost, values);
+				return;
+			}
+			catch (Throwable ex) {
+				ended(call, null, ex, values, run);
+				return;
+			}
+			finally {
+				current.remove();
+			}
+			// Outside the method's own failures: what the ending throws is not the method's.
 			if (value instanceof CompletionStage<?> stage) {
 				stage.whenComplete((outcome, failure) -> ended(call, outcome, unwrap(failure), values, run));
 			}
@@ -130,15 +145,7 @@ final class CallRunner {
 				ended(call, value, null, values, run);
 			}
 		}
-		catch (LeaseLostException lost) {
-			run.stop(lost);
-			end(call, Outcome.LOST, lost.getMessage(), lost, values);
-		}
-		catch (Throwable ex) {
-			ended(call, null, ex, values, run);
-		}
 		finally {
-			current.remove();
 			run.leave();
 		}
 	}
@@ -248,15 +255,18 @@ final class CallRunner {
 		}
 	}
 
-	/** The one end of a run: its count, and its row's last write. */
+	/**
+	 * The one end of a run: its row's last write, then its count, so that a reader who sees the
+	 * count finds the row written (unless the write waits for the database).
+	 */
 	private void end(DurableCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure,
 			@Nullable Object @Nullable [] values) {
 		switch (outcome) {
 			case RAN -> {
-				this.counters.ran.increment();
 				if (!call.isFinishedInTransaction()) {
 					this.writes.write(call, "finished", () -> this.calls.finish(call.id()), null);
 				}
+				this.counters.ran.increment();
 			}
 			case LOST -> {
 				this.counters.fenced.increment();
@@ -264,13 +274,13 @@ final class CallRunner {
 						+ "), so that its effects happen once, where it runs now");
 			}
 			case FAILED, UNREADABLE -> {
-				this.counters.failed.increment();
 				int attempt = call.attempt();
 				String because = (failure != null) ? failure.getClass().getName() : "unknown";
 				this.writes.write(call, "marked failed",
 						() -> this.calls.fail(call.id(), this.instance, attempt, String.valueOf(error)),
 						() -> this.calls.fail(call.id(), this.instance, attempt, "the database refused the error's"
 								+ " text; it is in the log of the instance that ran the call (" + because + ")"));
+				this.counters.failed.increment();
 			}
 		}
 	}

@@ -190,7 +190,8 @@ final class ClaimPoller {
 
 	/**
 	 * Busy from the moment a poll is due, so that a virtual clock waits for it to end: on the
-	 * scheduler's wheel thread when the armed poll falls due, on the poll thread for a refill.
+	 * scheduler's wheel thread when the armed poll falls due, or on the thread whose call brought
+	 * the backlog down to half (an executor's, a caller's, the closing one) for a refill.
 	 */
 	private void launchPoll() {
 		this.polling.incrementAndGet();
@@ -251,10 +252,11 @@ final class ClaimPoller {
 			else if (!other.alive()) {
 				this.predecessors.remove(other.id());
 				int taken = this.calls.releaseCallsOf(other.id());
-				this.instances.unregister(other.id());
 				this.counters.takenOver.add(taken);
 				logger.info("Took over " + taken + " durable calls of the previous run of instance '" + other.name()
 						+ "', whose heartbeat stopped at " + other.heartbeat());
+				// Its row goes too; should this fail, the clean-up removes it with the other silent ones.
+				this.instances.unregister(other.id());
 			}
 		}
 	}

@@ -22,8 +22,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>
  * Threads: callers' threads only. The row is written first, in the caller's transaction if it
  * has one on the same database; what changes in memory (a call held here, a replaced or
- * cancelled one taken off its wheel, the counts) waits for that transaction's commit, so that a
- * rollback leaves memory as it was. A key's held call is read before the statement: only the
+ * cancelled one taken off its wheel, the cancel's count) waits for that transaction's commit, so
+ * that a rollback leaves memory as it was. A call is counted scheduled once its statement passed. A key's held call is read before the statement: only the
  * call that statement replaced or cancelled leaves the wheel, never one made after it.
  */
 final class DurableClient {

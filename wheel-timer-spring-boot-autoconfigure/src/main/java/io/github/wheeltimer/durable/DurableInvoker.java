@@ -11,9 +11,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.TargetSource;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopContext;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.aop.framework.ReflectiveMethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * How a durable call reaches its method: through the bean's advice ({@code @Transactional},
@@ -34,11 +36,16 @@ final class DurableInvoker {
 
 	private final Class<?> targetClass;
 
-	private DurableInvoker(Object proxy, ProxyFactory advice, TargetSource targetSource, Class<?> targetClass) {
+	/** Whether the bean's proxy exposes itself to the method ({@code AopContext.currentProxy()}). */
+	private final boolean exposeProxy;
+
+	private DurableInvoker(Object proxy, ProxyFactory advice, TargetSource targetSource, Class<?> targetClass,
+			boolean exposeProxy) {
 		this.proxy = proxy;
 		this.advice = advice;
 		this.targetSource = targetSource;
 		this.targetClass = targetClass;
+		this.exposeProxy = exposeProxy;
 	}
 
 	/**
@@ -60,7 +67,7 @@ final class DurableInvoker {
 		}
 		Class<?> targetClass = advised.getTargetClass();
 		return new DurableInvoker(bean, advice, advised.getTargetSource(),
-				(targetClass != null) ? targetClass : AopUtils.getTargetClass(bean));
+				(targetClass != null) ? targetClass : AopUtils.getTargetClass(bean), advised.isExposeProxy());
 	}
 
 	/**
@@ -72,19 +79,54 @@ final class DurableInvoker {
 	 * @throws Throwable what the method or its advice threw
 	 */
 	@Nullable Object invoke(Method method, @Nullable Object[] arguments, MethodInterceptor innermost) throws Throwable {
-		List<Object> advice = this.advice.getInterceptorsAndDynamicInterceptionAdvice(method, this.targetClass);
+		Object target = this.targetSource.getTarget();
+		// As a proxy does: the class of the target this call gets, for a target source that is not static.
+		Class<?> targetClass = (target != null) ? target.getClass() : this.targetClass;
+		List<Object> advice = this.advice.getInterceptorsAndDynamicInterceptionAdvice(method, targetClass);
 		List<Object> chain = new ArrayList<>(advice.size() + 1);
 		chain.addAll(advice);
 		chain.add(innermost);
-		Object target = this.targetSource.getTarget();
+		Object exposed = this.exposeProxy ? ExposedProxy.set(this.proxy) : null;
 		try {
-			return new Invocation(this.proxy, target, method, arguments, this.targetClass, chain).proceed();
+			return new Invocation(this.proxy, target, method, arguments, targetClass, chain).proceed();
 		}
 		finally {
+			if (this.exposeProxy) {
+				ExposedProxy.set(exposed);
+			}
 			if (target != null && !this.targetSource.isStatic()) {
 				this.targetSource.releaseTarget(target);
 			}
 		}
+	}
+
+	/**
+	 * {@code AopContext.currentProxy()} for the method, as the bean's proxy sets it when it exposes
+	 * itself: the public proxy, so that a call through it is delayed as any other. Spring keeps the
+	 * setter to its own proxies; it is reached here reflectively (with a runtime hint for native
+	 * images), only for beans that expose their proxy.
+	 */
+	static final class ExposedProxy {
+
+		private static final Method SETTER;
+
+		static {
+			Method setter = ReflectionUtils.findMethod(AopContext.class, "setCurrentProxy", Object.class);
+			if (setter == null) {
+				throw new IllegalStateException("AopContext.setCurrentProxy(Object) is gone from Spring AOP");
+			}
+			ReflectionUtils.makeAccessible(setter);
+			SETTER = setter;
+		}
+
+		private ExposedProxy() {
+		}
+
+		/** @return the proxy exposed before */
+		static @Nullable Object set(@Nullable Object proxy) {
+			return ReflectionUtils.invokeMethod(SETTER, null, proxy);
+		}
+
 	}
 
 	/** Spring's own invocation of an advice chain; its constructor is for subclasses. */

@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.UUID;
 
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
@@ -17,6 +19,8 @@ import io.github.wheeltimer.durable.DatabaseProblems.Source;
  * so no lock is needed. What is wrong with the database is kept by {@link DatabaseProblems}.
  */
 final class DurableLease {
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
 
 	private static final long DISCONNECTED = Long.MIN_VALUE;
 
@@ -77,15 +81,19 @@ final class DurableLease {
 		this.instances.heartbeat(this.instance, this.name, methods);
 		this.lastBeatNanos = System.nanoTime();
 		this.connectedSinceNanos = this.lastBeatNanos;
-		arm(methods);
+		// A first beat that cannot be armed fails the start.
+		this.scheduler.beat(() -> beat(methods), this.interval);
 	}
 
 	private void arm(Collection<String> methods) {
 		try {
 			this.scheduler.beat(() -> beat(methods), this.interval);
 		}
-		catch (RuntimeException ended) {
-			// The scheduler ended between the check and this: the instance is leaving.
+		catch (RuntimeException refused) {
+			if (this.beating) {
+				logger.warn("Durable calls' heartbeat could not be armed again (" + refused + "); other instances"
+						+ " take this instance's calls over once its lease (" + this.lease + ") runs out");
+			}
 		}
 	}
 

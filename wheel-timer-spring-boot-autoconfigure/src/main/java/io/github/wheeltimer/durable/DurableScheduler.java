@@ -9,26 +9,27 @@ import java.util.concurrent.TimeUnit;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Ticker;
 import io.github.wheeltimer.Timeout;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Where this instance's own durable work runs: its polls and its heartbeats, each kind on a
- * thread of its own, armed on one wheel that follows the application's clock.
+ * thread of its own, each kind armed on a wheel of its own clock.
  * <p>
- * Polls follow the application's clock, so that a test's virtual clock runs them when it moves.
- * Heartbeats are judged by the database on its real clock; under a virtual clock, which may stand
- * still for as long as a test likes, they are armed on a second, real-time wheel. Each kind keeps
- * its thread so that neither waits for the other: a poll that waits for a row lock or a connection
- * must not make the instance miss its beats and lose its lease, nor may the application's busy
- * executors hold up either. Each job arms its next run when it ends, so jobs of a kind never
- * overlap.
+ * Polls follow the application's clock, on a wheel built like the application's timers, so that
+ * a test's virtual clock runs them when it moves. Heartbeats are judged by the database on its
+ * real clock: they are armed on a small private wheel on real time, which neither a virtual clock
+ * (that may stand still for as long as a test likes) nor the application's customizations of its
+ * timers (a task executor kept busy, say) can hold up. Each kind keeps its thread so that neither
+ * waits for the other: a poll that waits for a row lock or a connection must not make the
+ * instance miss its beats and lose its lease. Each job arms its next run when it ends, so jobs of
+ * a kind never overlap.
  */
 final class DurableScheduler {
 
+	/** Polls' wheel, on the application's clock. */
 	private final HashedWheelTimer wheel;
 
-	/** Heartbeats' wheel under a virtual clock; {@code null} on real time, where {@link #wheel} arms them. */
-	private final @Nullable HashedWheelTimer realTime;
+	/** Heartbeats' wheel, on real time. */
+	private final HashedWheelTimer realTime;
 
 	private final ExecutorService polls = Executors.newSingleThreadExecutor(daemon("wheel-timer-durable-poll"));
 
@@ -39,13 +40,12 @@ final class DurableScheduler {
 	 * too)
 	 */
 	DurableScheduler(HashedWheelTimer.Builder builder) {
-		this.wheel = builder.threadFactory(daemon("wheel-timer-durable-timer")).build();
-		this.realTime = (this.wheel.ticker() == Ticker.system()) ? null
-				: HashedWheelTimer.builder()
-					.tickDuration(Duration.ofMillis(100))
-					.ticksPerWheel(64)
-					.threadFactory(daemon("wheel-timer-durable-heartbeat-timer"))
-					.build();
+		this.wheel = builder.threadFactory(daemon("wheel-timer-durable-poll-timer")).build();
+		this.realTime = HashedWheelTimer.builder()
+			.tickDuration(Duration.ofMillis(100))
+			.ticksPerWheel(64)
+			.threadFactory(daemon("wheel-timer-durable-heartbeat-timer"))
+			.build();
 	}
 
 	/**
@@ -68,9 +68,7 @@ final class DurableScheduler {
 
 	void start() {
 		this.wheel.start();
-		if (this.realTime != null) {
-			this.realTime.start();
-		}
+		this.realTime.start();
 	}
 
 	/** Runs a poll on the polls' thread now. */
@@ -89,16 +87,13 @@ final class DurableScheduler {
 
 	/** Arms a heartbeat, to run on the heartbeats' thread after {@code delay} of real time. */
 	Timeout beat(Runnable beat, Duration delay) {
-		HashedWheelTimer wheel = (this.realTime != null) ? this.realTime : this.wheel;
-		return wheel.newTimeout((timeout) -> this.beats.execute(beat), delay.toNanos(), TimeUnit.NANOSECONDS);
+		return this.realTime.newTimeout((timeout) -> this.beats.execute(beat), delay.toNanos(), TimeUnit.NANOSECONDS);
 	}
 
 	/** Stops everything at once, interrupting a poll or a beat that waits for the database. */
 	void end() {
 		this.wheel.stop();
-		if (this.realTime != null) {
-			this.realTime.stop();
-		}
+		this.realTime.stop();
 		this.polls.shutdownNow();
 		this.beats.shutdownNow();
 	}

@@ -22,7 +22,8 @@
  * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
  * the innermost step, inside the method's transaction.</li>
  * <li>{@code DurableLease}, the heartbeat thread: the instance's heartbeat and what it knows of its
- * own connection; {@code DurableScheduler} arms the polls and the beats on one wheel.</li>
+ * own connection; {@code DurableScheduler} arms the polls on the application's clock and the beats
+ * on real time, each on a thread of its own.</li>
  * <li>{@code RowWrites} (writes that wait for the database, the stop's time budget),
  * {@code DatabaseProblems} (each problem said once), {@code DurableCounters},
  * {@code DurableClock}, {@code DurableMethods} (ids, keys, argument codecs).</li>

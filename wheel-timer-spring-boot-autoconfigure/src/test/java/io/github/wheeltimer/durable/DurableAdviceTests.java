@@ -15,6 +15,7 @@ import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.framework.AopContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -25,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.EnableAspectJAutoProxy;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 import org.springframework.resilience.annotation.Retryable;
@@ -89,6 +91,16 @@ class DurableAdviceTests {
 		});
 	}
 
+	@Test
+	void aDurableMethodOfABeanWhoseProxyExposesItselfSeesThatProxyAsTheCurrentOne() {
+		this.contextRunner.withUserConfiguration(ExposingConfiguration.class).run((context) -> {
+			Invoices invoices = context.getBean(Invoices.class);
+			invoices.issue("order-3");
+			await().atMost(Duration.ofSeconds(10)).until(() -> !invoices.proxies().isEmpty());
+			assertThat(invoices.proxies()).singleElement().isSameAs(invoices);
+		});
+	}
+
 	private static long rows(JdbcTemplate jdbc) {
 		Long rows = jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class);
 		return (rows != null) ? rows : -1;
@@ -149,6 +161,33 @@ class DurableAdviceTests {
 				throw new IllegalStateException("the warehouse is busy");
 			}
 			return CompletableFuture.completedFuture("picked " + orderId + " at attempt " + this.attempts.size());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAspectJAutoProxy(exposeProxy = true)
+	static class ExposingConfiguration {
+
+		@Bean
+		Invoices invoices() {
+			return new Invoices();
+		}
+
+	}
+
+	static class Invoices {
+
+		private final List<Object> proxies = new CopyOnWriteArrayList<>();
+
+		@DelayedExecution(delay = 100, durable = true)
+		@Transactional
+		public void issue(String orderId) {
+			this.proxies.add(AopContext.currentProxy());
+		}
+
+		public List<Object> proxies() {
+			return this.proxies;
 		}
 
 	}

@@ -47,8 +47,9 @@ public record DurableTables(String prefix, String calls, String instances) {
 		missing.addAll(missingOf(jdbc, this.calls, CALL_COLUMNS));
 		missing.addAll(missingOf(jdbc, this.instances, INSTANCE_COLUMNS));
 		if (!missing.isEmpty()) {
+			String location = dialect.schemaLocation();
 			throw new DurableSchemaMissingException(missing,
-					dialect.schemaLocation().substring("classpath:".length()));
+					location.startsWith("classpath:") ? location.substring("classpath:".length()) : location);
 		}
 	}
 

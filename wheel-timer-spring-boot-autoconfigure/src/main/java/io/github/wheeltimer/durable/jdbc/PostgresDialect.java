@@ -32,10 +32,15 @@ public class PostgresDialect extends DurableDialect {
 				+ " trace_parent = EXCLUDED.trace_parent, created_at = CURRENT_TIMESTAMP";
 	}
 
-	/** One round trip and no explicit transaction: the subquery's row locks last as long as the update. */
+	/**
+	 * One round trip and no explicit transaction: the subquery's row locks last as long as the
+	 * update. {@code ANY(ARRAY(...))} makes the locking, limited subquery an init plan, run once:
+	 * under {@code IN (...)} the planner may run it again (a rescan, a re-check of a row updated
+	 * meanwhile), and claim more or fewer rows than the limit.
+	 */
 	@Override
 	public String claimReturning(String table, String columns, String select, String claim) {
-		return "UPDATE " + table + " SET " + claim + " WHERE id IN (" + select + ") RETURNING " + columns;
+		return "UPDATE " + table + " SET " + claim + " WHERE id = ANY(ARRAY(" + select + ")) RETURNING " + columns;
 	}
 
 	@Override
