@@ -108,7 +108,7 @@ final class CallRunner {
 			logger.error("Durable call " + call.id() + " to " + call.durableMethod() + " cannot run and is marked failed: "
 					+ unreadable.getMessage());
 			observer.ended(call.method(), DelayedCallOutcome.FAILED, unreadable);
-			end(call, Outcome.UNREADABLE, "unreadable: " + unreadable.getMessage(), unreadable, null);
+			end(call, Outcome.UNREADABLE, "unreadable: " + unreadable.getMessage(), unreadable);
 			return;
 		}
 		Duration lateness = Duration.between(call.due(), this.clock.now());
@@ -124,7 +124,7 @@ final class CallRunner {
 			}
 			catch (LeaseLostException lost) {
 				run.stop(lost);
-				end(call, Outcome.LOST, lost.getMessage(), lost, values);
+				end(call, Outcome.LOST, lost.getMessage(), lost);
 				return;
 			}
 			catch (Throwable ex) {
@@ -238,14 +238,14 @@ final class CallRunner {
 			@Nullable Object[] values, DelayedCallObserver.Run run) {
 		run.stop(failure);
 		if (failure == null) {
-			end(call, Outcome.RAN, null, null, values);
+			end(call, Outcome.RAN, null, null);
 			DurableResult result = call.result();
 			if (result != null) {
 				result.complete(value);
 			}
 			return;
 		}
-		end(call, Outcome.FAILED, failure.getClass().getName() + ": " + failure.getMessage(), failure, values);
+		end(call, Outcome.FAILED, failure.getClass().getName() + ": " + failure.getMessage(), failure);
 		DurableResult result = call.result();
 		if (result != null) {
 			result.completeExceptionally(failure);
@@ -259,8 +259,7 @@ final class CallRunner {
 	 * The one end of a run: its row's last write, then its count, so that a reader who sees the
 	 * count finds the row written (unless the write waits for the database).
 	 */
-	private void end(DurableCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure,
-			@Nullable Object @Nullable [] values) {
+	private void end(DurableCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure) {
 		switch (outcome) {
 			case RAN -> {
 				if (!call.isFinishedInTransaction()) {

@@ -120,11 +120,6 @@ final class DurableMethods {
 		return durable;
 	}
 
-	/** @return the method with that id, or {@code null} */
-	@Nullable DurableMethod byId(String id) {
-		return this.byId.get(id);
-	}
-
 	/** @throws IllegalArgumentException naming the known ids, if none has this one */
 	DurableMethod require(String id) {
 		DurableMethod method = this.byId.get(id);

@@ -144,7 +144,15 @@ final class HeldCalls {
 	}
 
 	private void leaveBacklog(DurableCall call) {
-		if (call.leaveBacklog() && this.backlog.decrementAndGet() <= this.batchSize / 2 && this.refillWanted) {
+		if (call.leaveBacklog()) {
+			this.backlog.decrementAndGet();
+			refillIfHalfGone();
+		}
+	}
+
+	/** Brings the next poll forward once, if a poll wants it and half of the backlog has started. */
+	private void refillIfHalfGone() {
+		if (this.refillWanted && this.backlog.get() <= this.batchSize / 2) {
 			this.refillWanted = false;
 			this.refill.run();
 		}
@@ -158,10 +166,7 @@ final class HeldCalls {
 	/** A poll stopped claiming for the backlog: the next one comes once half of it started. */
 	void wantRefill() {
 		this.refillWanted = true;
-		if (this.backlog.get() <= this.batchSize / 2 && this.refillWanted) {
-			this.refillWanted = false;
-			this.refill.run();
-		}
+		refillIfHalfGone();
 	}
 
 	/** Keeps a caller's future until the call is held, here or nowhere. */

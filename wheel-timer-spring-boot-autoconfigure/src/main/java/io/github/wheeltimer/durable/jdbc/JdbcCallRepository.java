@@ -145,9 +145,14 @@ public final class JdbcCallRepository implements CallRepository {
 	 * @return the statement; the one-statement claim binds the owner first
 	 */
 	public static String claimStatement(DurableDialect dialect, DurableTables tables, int methodIds) {
-		String returning = dialect.claimReturning(tables.calls(), CLAIMED_COLUMNS,
-				claimSelect(dialect, tables, "id", methodIds), CLAIM);
+		String returning = claimReturning(dialect, tables, methodIds);
 		return (returning != null) ? returning : claimSelect(dialect, tables, CLAIMED_COLUMNS, methodIds);
+	}
+
+	/** @return the dialect's one-statement claim, binding the owner first, or {@code null} */
+	private static @Nullable String claimReturning(DurableDialect dialect, DurableTables tables, int methodIds) {
+		return dialect.claimReturning(tables.calls(), CLAIMED_COLUMNS, claimSelect(dialect, tables, "id", methodIds),
+				CLAIM);
 	}
 
 	@Override
@@ -191,8 +196,7 @@ public final class JdbcCallRepository implements CallRepository {
 		arguments.add(this.dialect.instant(until));
 		arguments.addAll(methodIds);
 		arguments.add(limit);
-		String returning = this.dialect.claimReturning(this.calls, CLAIMED_COLUMNS,
-				claimSelect(this.dialect, this.tables, "id", methodIds.size()), CLAIM);
+		String returning = claimReturning(this.dialect, this.tables, methodIds.size());
 		if (returning != null) {
 			arguments.add(0, this.dialect.id(owner));
 			List<ClaimedCall> claimed = new ArrayList<>(this.jdbc.query(returning, this::claimed, arguments.toArray()));
