@@ -84,44 +84,49 @@ public final class WheelTimerDurableAutoConfiguration {
 		return dialect;
 	}
 
+	/** The tables' names, from {@code wheel-timer.durable.jdbc.table-prefix}, checked once. */
+	@Bean
+	@ConditionalOnMissingBean
+	DurableTables wheelTimerDurableTables(WheelTimerDurableProperties properties, Environment environment) {
+		return DurableTables.withPrefix(tablePrefix(properties, environment));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	DurableSchemaInitializer wheelTimerDurableSchemaInitializer(DataSource dataSource, DurableDialect dialect,
-			WheelTimerDurableProperties properties, Environment environment) {
+			DurableTables tables, WheelTimerDurableProperties properties) {
 		return new DurableSchemaInitializer(dataSource, dialect, properties.getJdbc().getInitializeSchema(),
-				tablePrefix(properties, environment));
+				tables.prefix());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(CallRepository.class)
 	JdbcCallRepository wheelTimerDurableCallRepository(DataSource dataSource, DurableDialect dialect,
-			WheelTimerDurableProperties properties, Environment environment) {
-		return new JdbcCallRepository(dataSource, dialect, DurableTables.withPrefix(tablePrefix(properties, environment)),
-				properties.getLease());
+			DurableTables tables, WheelTimerDurableProperties properties) {
+		return new JdbcCallRepository(dataSource, dialect, tables, properties.getLease());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(InstanceRepository.class)
 	JdbcInstanceRepository wheelTimerDurableInstanceRepository(DataSource dataSource, DurableDialect dialect,
-			WheelTimerDurableProperties properties, Environment environment) {
-		return new JdbcInstanceRepository(dataSource, dialect,
-				DurableTables.withPrefix(tablePrefix(properties, environment)));
+			DurableTables tables) {
+		return new JdbcInstanceRepository(dataSource, dialect, tables);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	DurableCalls wheelTimerDurableCalls(DataSource dataSource, DurableDialect dialect, CallRepository calls,
-			InstanceRepository instances, WheelTimerDurableProperties properties, ObjectProvider<JsonMapper> mapper,
-			ObjectProvider<HashedWheelTimer.Builder> builders, ObjectProvider<DurableSchemaInitializer> schema,
-			BeanFactory beanFactory, Environment environment) {
+	DurableCalls wheelTimerDurableCalls(DataSource dataSource, DurableDialect dialect, DurableTables tables,
+			CallRepository calls, InstanceRepository instances, WheelTimerDurableProperties properties,
+			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
+			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
 		// Created first, so its script runs first, in a context without Spring Boot's database
 		// initialization ordering too; then the starter's tables are checked, so that startup fails
 		// saying what is missing rather than the first poll.
 		schema.getIfAvailable();
 		if (calls instanceof JdbcCallRepository) {
-			DurableTables.withPrefix(settings.tablePrefix()).requireColumns(new JdbcTemplate(dataSource), dialect);
+			tables.requireColumns(new JdbcTemplate(dataSource), dialect);
 		}
 		return new DurableCalls(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
 				beanFactory);
@@ -207,7 +212,7 @@ public final class WheelTimerDurableAutoConfiguration {
 		}
 		return new DurableSettings(properties.getHorizon(), properties.getPollInterval(),
 				properties.getHeartbeatInterval(), properties.getLease(), properties.getBatchSize(),
-				properties.getFailedRetention(), name.trim(), configured, tablePrefix(properties, environment),
+				properties.getFailedRetention(), name.trim(), configured,
 				properties.getShutdownTimeout());
 	}
 

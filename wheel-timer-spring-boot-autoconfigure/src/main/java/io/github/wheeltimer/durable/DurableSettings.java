@@ -16,10 +16,9 @@ import java.time.Duration;
  * @param instanceName how this instance is shown to operators
  * @param instanceNameConfigured whether the name was configured rather than made up: a stable
  * name (a StatefulSet's pod) lets a restarted instance take its previous run's calls at once
- * @param tablePrefix the prefix of the two tables' names
  * @param shutdownTimeout the most a stopping instance spends on the database
  */
 public record DurableSettings(Duration horizon, Duration pollInterval, Duration heartbeatInterval, Duration lease,
 		int batchSize, Duration failedRetention, String instanceName, boolean instanceNameConfigured,
-		String tablePrefix, Duration shutdownTimeout) {
+		Duration shutdownTimeout) {
 }

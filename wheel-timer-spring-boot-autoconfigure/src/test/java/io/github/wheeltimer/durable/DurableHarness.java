@@ -80,7 +80,7 @@ final class DurableHarness implements AutoCloseable {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerSingleton(BEAN_NAME, this.proxy);
 		DurableSettings settings = new DurableSettings(HORIZON, POLL_INTERVAL, Duration.ofHours(1), lease, batchSize,
-				Duration.ofDays(7), "unit-test", false, "WT_", Duration.ofSeconds(2));
+				Duration.ofDays(7), "unit-test", false, Duration.ofSeconds(2));
 		this.durable = new DurableCalls(this.calls, this.instances, settings, this.mapper,
 				HashedWheelTimer.builder().ticker(this.ticker).tickDuration(TICK), beanFactory);
 		for (Method method : OrderTimeouts.class.getDeclaredMethods()) {
