@@ -13,7 +13,6 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -370,7 +369,7 @@ public class ClusterInstance {
 	static void createRunTable(JdbcTemplate jdbc) {
 		jdbc.execute("CREATE TABLE IF NOT EXISTS cluster_run (call_key VARCHAR(100) NOT NULL,"
 				+ " version INTEGER NOT NULL, instance VARCHAR(100) NOT NULL, attempt INTEGER NOT NULL,"
-				+ " called_at TIMESTAMP WITH TIME ZONE NOT NULL, ran_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+				+ " called_at BIGINT NOT NULL, ran_at BIGINT NOT NULL)");
 	}
 
 	/**
@@ -419,7 +418,7 @@ public class ClusterInstance {
 		void record(String key, int version, Instant calledAt) {
 			this.jdbc.update("INSERT INTO cluster_run (call_key, version, instance, attempt, called_at, ran_at)"
 					+ " VALUES (?, ?, ?, ?, ?, ?)", key, version, this.instance, DelayedCalls.currentAttempt(),
-					calledAt.atOffset(ZoneOffset.UTC), Instant.now().atOffset(ZoneOffset.UTC));
+					TestDatabases.micros(calledAt), TestDatabases.micros(Instant.now()));
 		}
 
 	}

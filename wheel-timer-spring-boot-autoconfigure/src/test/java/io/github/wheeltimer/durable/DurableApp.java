@@ -28,7 +28,7 @@ public class DurableApp {
 
 	/** Starts an instance on {@code url} with the test settings, plus {@code extra} properties. */
 	public static ConfigurableApplicationContext start(String url, String... extra) {
-		String[] properties = { "spring.datasource.url=" + url, "spring.datasource.username=postgres",
+		String[] properties = { "spring.datasource.url=" + url, "spring.datasource.username=" + TestDatabases.user(url),
 				"spring.datasource.password=", "spring.datasource.hikari.maximum-pool-size=6",
 				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.horizon=1s",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
@@ -43,7 +43,7 @@ public class DurableApp {
 	@Bean
 	Orders orders(JdbcTemplate jdbc) {
 		jdbc.execute("CREATE TABLE IF NOT EXISTS test_run (call_id VARCHAR(100) PRIMARY KEY, method VARCHAR(50) NOT NULL,"
-				+ " called_at TIMESTAMP WITH TIME ZONE, ran_at TIMESTAMP WITH TIME ZONE NOT NULL, attempt INTEGER NOT NULL)");
+				+ " called_at BIGINT, ran_at BIGINT NOT NULL, attempt INTEGER NOT NULL)");
 		return new Orders(jdbc);
 	}
 
@@ -121,8 +121,8 @@ public class DurableApp {
 
 		private void record(String callId, String method, Instant calledAt) {
 			this.jdbc.update("INSERT INTO test_run (call_id, method, called_at, ran_at, attempt) VALUES (?, ?, ?, ?, ?)",
-					callId, method, (calledAt != null) ? calledAt.atOffset(java.time.ZoneOffset.UTC) : null,
-					Instant.now().atOffset(java.time.ZoneOffset.UTC), DelayedCalls.currentAttempt());
+					callId, method, (calledAt != null) ? TestDatabases.micros(calledAt) : null,
+					TestDatabases.micros(Instant.now()), DelayedCalls.currentAttempt());
 		}
 
 	}

@@ -1,10 +1,9 @@
 package io.github.wheeltimer.durable;
 
 import java.sql.Connection;
-import java.sql.Statement;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * What durable calls promise, on a real database: each subclass runs it on one (H2, PostgreSQL).
+ * What durable calls promise, on a real database: each subclass runs it on one (H2, PostgreSQL,
+ * MariaDB through each of its two drivers).
  * Every test starts the application itself, once or several times on one database (several
  * instances, or a restart), and reads the database to see what ran.
  */
@@ -185,9 +186,7 @@ abstract class DurableCallsContractTests {
 		JdbcTemplate jdbc = jdbc(app);
 		// A dead instance: it claimed one call and was running another when it died.
 		UUID dead = UUID.randomUUID();
-		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
-				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.far')",
-				dead);
+		insertInstance(jdbc, dead, "dead", Instant.now(), "orders.far");
 		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", dead, 0);
 		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", dead, 1);
 		awaitRuns(app, 2);
@@ -202,16 +201,21 @@ abstract class DurableCallsContractTests {
 		ConfigurableApplicationContext app = start(url);
 		JdbcTemplate jdbc = jdbc(app);
 		UUID dead = UUID.randomUUID();
-		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
-				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.far')", dead);
+		insertInstance(jdbc, dead, "dead", Instant.now(), "orders.far");
 		insertRow(jdbc, "orders.far", "[\"free\",null]", "CLAIMED", dead, 0);
 		insertRow(jdbc, "orders.far", "[\"locked\",null]", "RUNNING", dead, 1);
 		// A transaction that stays open on the second row: the dead instance's own finish, frozen
 		// before its commit, say.
+		// By its id, as that finish would: an update that scans the table locks every row it reads
+		// on InnoDB (REPEATABLE READ), not only those it changes.
+		String lockedId = jdbc.queryForObject("SELECT id FROM WHEEL_TIMER_CALL WHERE arguments LIKE '%locked%'",
+				String.class);
 		try (Connection locking = app.getBean(DataSource.class).getConnection()) {
 			locking.setAutoCommit(false);
-			try (Statement statement = locking.createStatement()) {
-				statement.executeUpdate("UPDATE WHEEL_TIMER_CALL SET last_error = 'locked' WHERE arguments LIKE '%locked%'");
+			try (PreparedStatement statement = locking
+				.prepareStatement("UPDATE WHEEL_TIMER_CALL SET last_error = 'locked' WHERE id = ?")) {
+				statement.setObject(1, dialect(jdbc).id(UUID.fromString(lockedId)));
+				statement.executeUpdate();
 			}
 			awaitRuns(app, 1);
 			assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("free");
@@ -443,11 +447,11 @@ abstract class DurableCallsContractTests {
 		JdbcTemplate jdbc = jdbc(app);
 		// A dead instance was running it, keyed "o-9", when it died: it runs again here, and fails.
 		UUID dead = UUID.randomUUID();
-		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
-				+ " VALUES (?, 'dead', CURRENT_TIMESTAMP, 'orders.remind')", dead);
+		insertInstance(jdbc, dead, "dead", Instant.now(), "orders.remind");
+		DurableDialect dialect = dialect(jdbc);
 		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts,"
-				+ " started_key) VALUES (?, 'orders.remind', ?, ?, 'RUNNING', ?, 1, 'o-9')", UUID.randomUUID(),
-				"[{\"id\":\"o-9\",\"cents\":-1}]", OffsetDateTime.now().minusSeconds(1), dead);
+				+ " started_key) VALUES (?, 'orders.remind', ?, ?, 'RUNNING', ?, 1, 'o-9')", dialect.id(UUID.randomUUID()),
+				"[{\"id\":\"o-9\",\"cents\":-1}]", dialect.instant(Instant.now().minusSeconds(1)), dialect.id(dead));
 		DurableCalls durable = app.getBean(DurableCalls.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
 		assertThat(durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
@@ -474,7 +478,7 @@ abstract class DurableCallsContractTests {
 		});
 		assertThat(requeued.requeued()).isEqualTo(1);
 		assertThat(requeued.keyHeld()).singleElement().satisfies((left) -> assertThat(left.key()).isEqualTo("o-2"));
-		assertThat(jdbc(app).queryForList("SELECT state || ' ' || arguments FROM WHEEL_TIMER_CALL ORDER BY state",
+		assertThat(jdbc(app).queryForList("SELECT CONCAT(state, ' ', arguments) FROM WHEEL_TIMER_CALL ORDER BY state",
 				String.class))
 			.containsExactly("FAILED [{\"id\":\"o-2\",\"cents\":-1}]", "PENDING [{\"id\":\"o-2\",\"cents\":5}]");
 	}
@@ -525,8 +529,7 @@ abstract class DurableCallsContractTests {
 		// Its previous run, killed 12 s ago while it held one call and ran another: its heartbeat is
 		// older than half the lease, and its lease (20 s) not over. The new start finds its row.
 		UUID previous = UUID.randomUUID();
-		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods)"
-				+ " VALUES (?, 'shop-0', ?, 'orders.far')", previous, OffsetDateTime.now().minusSeconds(12));
+		insertInstance(jdbc, previous, "shop-0", Instant.now().minusSeconds(12), "orders.far");
 		insertRow(jdbc, "orders.far", "[\"claimed\",null]", "CLAIMED", previous, 0);
 		insertRow(jdbc, "orders.far", "[\"running\",null]", "RUNNING", previous, 1);
 		app.close();
@@ -536,8 +539,8 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(restarted)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
 			.containsExactlyInAnyOrder("claimed#1", "running#2");
 		assertThat(restarted.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
-		assertThat(jdbc(restarted).queryForList("SELECT id FROM WHEEL_TIMER_INSTANCE", UUID.class))
-			.containsExactly(restarted.getBean(DurableCalls.class).instance());
+		assertThat(jdbc(restarted).queryForList("SELECT id FROM WHEEL_TIMER_INSTANCE", String.class))
+			.containsExactly(restarted.getBean(DurableCalls.class).instance().toString());
 	}
 
 	@Test
@@ -578,14 +581,28 @@ abstract class DurableCallsContractTests {
 	/** Makes every pending call due now, as if its delay had passed. */
 	static void dueNow(ConfigurableApplicationContext app) {
 		jdbc(app).update("UPDATE WHEEL_TIMER_CALL SET due_at = ? WHERE state = 'PENDING'",
-				OffsetDateTime.now().minusSeconds(1));
+				app.getBean(DurableDialect.class).instant(Instant.now().minusSeconds(1)));
+	}
+
+	/** @return the dialect of the database behind {@code jdbc}, to bind ids and instants its way */
+	static DurableDialect dialect(JdbcTemplate jdbc) {
+		return DurableDialect.of(jdbc.getDataSource());
+	}
+
+	static void insertInstance(JdbcTemplate jdbc, UUID id, String name, Instant heartbeat, String methods) {
+		DurableDialect dialect = dialect(jdbc);
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods)"
+				+ " VALUES (?, ?, ?, ?, ?)", dialect.id(id), name, dialect.instant(heartbeat), dialect.instant(heartbeat),
+				methods);
 	}
 
 	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,
 			int attempts) {
+		DurableDialect dialect = dialect(jdbc);
 		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts)"
-				+ " VALUES (?, ?, ?, ?, ?, ?, ?)", UUID.randomUUID(), methodId, arguments,
-				OffsetDateTime.now().minusSeconds(1), state, owner, attempts);
+				+ " VALUES (?, ?, ?, ?, ?, ?, ?)", dialect.id(UUID.randomUUID()), methodId, arguments,
+				dialect.instant(Instant.now().minusSeconds(1)), state, (owner != null) ? dialect.id(owner) : null,
+				attempts);
 	}
 
 	static JdbcTemplate jdbc(ConfigurableApplicationContext app) {
@@ -613,14 +630,9 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> runs(app).size() >= count);
 	}
 
+	/** @return an instant of the tests' own tables */
 	static Instant instant(Object value) {
-		if (value instanceof OffsetDateTime offset) {
-			return offset.toInstant();
-		}
-		if (value instanceof java.sql.Timestamp timestamp) {
-			return timestamp.toInstant();
-		}
-		throw new IllegalArgumentException("not a timestamp: " + value + " (" + value.getClass() + ")");
+		return TestDatabases.instant(value);
 	}
 
 }

@@ -8,18 +8,18 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * A real crash: an instance in a child JVM holds durable calls on its wheel and is killed with
- * SIGKILL; a new instance on the same PostgreSQL runs every one of them exactly once, none before
+ * SIGKILL; a new instance on the same database (PostgreSQL, MariaDB) runs every one of them exactly once, none before
  * its due time. The delayed method is {@code @Transactional}, so its row is finished in the same
  * transaction as its own effects (a row in {@code test_run}, whose primary key would refuse a
  * second run).
@@ -40,9 +40,10 @@ class DurableCallsCrashTests {
 		}
 	}
 
-	@Test
-	void afterASigkillANewInstanceRunsEveryCallExactlyOnceAndNoneEarly() throws Exception {
-		String url = Postgres.newDatabase();
+	@ParameterizedTest(name = "on {0}")
+	@ValueSource(strings = { "PostgreSQL", "MariaDB" })
+	void afterASigkillANewInstanceRunsEveryCallExactlyOnceAndNoneEarly(String database) throws Exception {
+		String url = database.equals("PostgreSQL") ? Postgres.newDatabase() : MariaDb.newDatabase("mariadb");
 		Path output = Files.createTempFile("crashing-instance", ".log");
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		this.child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
@@ -53,7 +54,7 @@ class DurableCallsCrashTests {
 		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
 				|| !this.child.isAlive());
 		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
-		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url, "postgres", ""));
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// Killed once the near calls have run and the far ones are claimed by the child, on its wheel.
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run WHERE method = 'cancel'") == 30

@@ -1,6 +1,5 @@
 package io.github.wheeltimer.durable.jdbc;
 
-import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -35,7 +34,8 @@ public abstract class DurableDialect {
 
 	/**
 	 * Returns the platform's name, as Spring Boot's {@link DatabaseDriver#getId()} and
-	 * {@code spring.quartz.jdbc.platform} spell it: {@code postgresql}, {@code h2}.
+	 * {@code spring.quartz.jdbc.platform} spell it: {@code postgresql}, {@code mysql}, {@code mariadb},
+	 * {@code h2}.
 	 * @return the platform
 	 */
 	public abstract String platform();
@@ -46,6 +46,15 @@ public abstract class DurableDialect {
 	 */
 	public String schemaLocation() {
 		return "classpath:io/github/wheeltimer/durable/schema-" + platform() + ".sql";
+	}
+
+	/**
+	 * Returns an SQL expression for the database's current time, in the zone {@link #instant(Instant)}
+	 * binds instants in.
+	 * @return the expression
+	 */
+	public String now() {
+		return "CURRENT_TIMESTAMP";
 	}
 
 	/**
@@ -107,6 +116,16 @@ public abstract class DurableDialect {
 	 */
 	public @Nullable String claimReturning(String table, String columns, String select, String claim) {
 		return null;
+	}
+
+	/**
+	 * Returns a condition that holds when a query finds no row, for use in an update whose query may
+	 * read the table it changes.
+	 * @param query the query
+	 * @return the condition
+	 */
+	public String notExists(String query) {
+		return "NOT EXISTS (" + query + ")";
 	}
 
 	/**
@@ -177,6 +196,15 @@ public abstract class DurableDialect {
 	public void unlockSchema(JdbcTemplate jdbc, String name) {
 	}
 
+	/**
+	 * Refuses a server too old for the SQL this dialect writes; accepts any by default.
+	 * @param product the database's product name, as its driver reports it
+	 * @param version the product's version, as its driver reports it
+	 * @throws IllegalStateException naming the version and what is needed
+	 */
+	public void requireVersion(String product, String version) {
+	}
+
 	@Override
 	public String toString() {
 		return platform();
@@ -187,35 +215,41 @@ public abstract class DurableDialect {
 	 * {@link DatabaseDriver}.
 	 * @param dataSource the database
 	 * @return the dialect
-	 * @throws IllegalStateException if the database cannot be reached, or is not supported
+	 * @throws IllegalStateException if the database cannot be reached, or is not supported (its
+	 * product, or its version)
 	 */
 	public static DurableDialect of(DataSource dataSource) {
-		String product;
+		String[] product;
 		try {
-			product = JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName);
+			product = JdbcUtils.extractDatabaseMetaData(dataSource,
+					(metaData) -> new String[] { metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion() });
 		}
 		catch (MetaDataAccessException ex) {
 			throw new IllegalStateException("Durable delayed calls cannot reach their database to find out what it"
 					+ " is: " + ex.getMessage(), ex);
 		}
-		DatabaseDriver driver = DatabaseDriver.fromProductName(product);
+		DatabaseDriver driver = DatabaseDriver.fromProductName(product[0]);
 		DurableDialect dialect = forPlatform(driver.getId());
 		if (dialect == null) {
-			throw new IllegalStateException("Durable delayed calls support PostgreSQL and H2; the DataSource is "
-					+ product + ". Use one of those, or make the delayed methods in-memory (durable = false)");
+			throw new IllegalStateException("Durable delayed calls support PostgreSQL, MySQL, MariaDB and H2; the"
+					+ " DataSource is " + product[0] + ". Use one of those, or make the delayed methods in-memory"
+					+ " (durable = false)");
 		}
+		dialect.requireVersion(product[0], product[1]);
 		return dialect;
 	}
 
 	/**
 	 * Returns the dialect of a platform named as Spring Boot's {@link DatabaseDriver} names it.
-	 * @param platform such as {@code postgresql} or {@code h2}, in any case
+	 * @param platform {@code postgresql}, {@code mysql}, {@code mariadb} or {@code h2}, in any case
 	 * @return the dialect, or {@code null} if durable calls do not support it
 	 */
 	public static @Nullable DurableDialect forPlatform(@Nullable String platform) {
 		String id = (platform != null) ? platform.trim().toLowerCase(Locale.ROOT) : "";
 		return switch (id) {
 			case "postgresql" -> new PostgresDialect();
+			case "mysql" -> new MySqlDialect();
+			case "mariadb" -> MySqlDialect.mariaDb();
 			case "h2" -> new H2Dialect();
 			default -> null;
 		};

@@ -20,8 +20,7 @@ public class H2Dialect extends DurableDialect {
 
 	@Override
 	public String upsertByKey(String table, String columns, String values) {
-		return "MERGE INTO " + table + " (" + columns + ", created_at) KEY (method_id, call_key) VALUES (" + values
-				+ ", CURRENT_TIMESTAMP)";
+		return "MERGE INTO " + table + " (" + columns + ") KEY (method_id, call_key) VALUES (" + values + ")";
 	}
 
 	@Override

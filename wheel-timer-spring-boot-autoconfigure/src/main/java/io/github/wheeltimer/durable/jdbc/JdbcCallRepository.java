@@ -10,6 +10,10 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -22,8 +26,10 @@ import io.github.wheeltimer.durable.StoredText;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -49,14 +55,15 @@ public final class JdbcCallRepository implements CallRepository {
 
 	private static final int ERROR_LENGTH = 4000;
 
+	/** How many times in all a statement that lost a deadlock is tried. */
+	private static final int LOCK_ATTEMPTS = 4;
+
 	/** The most rows one take-over statement releases. */
 	private static final int RELEASE_CHUNK = 1000;
 
 	/** The columns a new call sets, in the order {@link #insert} binds them. */
 	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
-			+ " trace_parent";
-
-	private static final String NEW_VALUES = "?, ?, ?, ?, ?, ?, ?, 0, ?";
+			+ " trace_parent, created_at";
 
 	/** The columns a claim reads, in the order {@link #claimed} reads them. */
 	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent";
@@ -101,8 +108,9 @@ public final class JdbcCallRepository implements CallRepository {
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();
-		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + NEW_VALUES + ")";
-		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, NEW_VALUES);
+		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.now();
+		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + values + ")";
+		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, values);
 		this.gate = gateStatement(dialect, tables, lease);
 		this.release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
 				+ dialect.sameAs("owner_id");
@@ -161,29 +169,29 @@ public final class JdbcCallRepository implements CallRepository {
 		Object[] values = { this.dialect.id(id), methodId, key, arguments, this.dialect.instant(due),
 				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent };
 		if (key == null) {
-			this.jdbc.update(this.insert, values);
+			update(this.insert, values);
 			return;
 		}
 		try {
-			this.jdbc.update(this.upsert, values);
+			update(this.upsert, values);
 		}
 		catch (DuplicateKeyException raced) {
 			if (!this.dialect.upsertRetriesOnDuplicateKey()) {
 				throw raced;
 			}
 			// The other caller's row is there now: this one replaces it.
-			this.jdbc.update(this.upsert, values);
+			update(this.upsert, values);
 		}
 	}
 
 	@Override
 	public boolean cancel(String methodId, String key) {
-		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
+		return update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
 	}
 
 	@Override
 	public boolean cancel(UUID id) {
-		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
+		return update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
 				+ CLAIMED + "')", this.dialect.id(id)) == 1;
 	}
 
@@ -199,19 +207,20 @@ public final class JdbcCallRepository implements CallRepository {
 		String returning = claimReturning(this.dialect, this.tables, methodIds.size());
 		if (returning != null) {
 			arguments.add(0, this.dialect.id(owner));
-			List<ClaimedCall> claimed = new ArrayList<>(this.jdbc.query(returning, this::claimed, arguments.toArray()));
+			List<ClaimedCall> claimed = new ArrayList<>(
+					retried(() -> this.jdbc.query(returning, this::claimed, arguments.toArray())));
 			// Returned in no particular order: earliest first, as the select picked them.
 			claimed.sort(Comparator.comparing(ClaimedCall::due));
 			return claimed;
 		}
 		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size());
-		List<ClaimedCall> rows = this.ownTransaction.execute((status) -> {
+		List<ClaimedCall> rows = inOwnTransaction((status) -> {
 			List<ClaimedCall> claimed = this.jdbc.query(select, this::claimed, arguments.toArray());
 			if (!claimed.isEmpty()) {
 				List<Object> update = new ArrayList<>(claimed.size() + 1);
 				update.add(this.dialect.id(owner));
 				claimed.forEach((row) -> update.add(this.dialect.id(row.id())));
-				this.jdbc.update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + placeholders(claimed.size())
+				update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + placeholders(claimed.size())
 						+ ")", update.toArray());
 			}
 			return claimed;
@@ -222,18 +231,18 @@ public final class JdbcCallRepository implements CallRepository {
 	@Override
 	public boolean start(UUID id, UUID owner) {
 		Object bound = this.dialect.id(owner);
-		return this.jdbc.update(this.gate, this.dialect.id(id), bound, bound) == 1;
+		return update(this.gate, this.dialect.id(id), bound, bound) == 1;
 	}
 
 	@Override
 	public boolean release(UUID id, UUID owner) {
-		return this.jdbc.update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
+		return update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
 				this.dialect.id(owner)) == 1;
 	}
 
 	@Override
 	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
-		return this.jdbc.update(this.release + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
+		return update(this.release + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
 				+ "' AND attempts = ?))", this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}
 
@@ -251,12 +260,12 @@ public final class JdbcCallRepository implements CallRepository {
 			release.append(" AND id NOT IN (").append(placeholders(except.size())).append(')');
 			except.forEach((id) -> arguments.add(this.dialect.id(id)));
 		}
-		return this.jdbc.update(release.toString(), arguments.toArray());
+		return update(release.toString(), arguments.toArray());
 	}
 
 	@Override
 	public void finish(UUID id) {
-		this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ?", this.dialect.id(id));
+		update("DELETE FROM " + this.calls + " WHERE id = ?", this.dialect.id(id));
 	}
 
 	/**
@@ -265,15 +274,15 @@ public final class JdbcCallRepository implements CallRepository {
 	 */
 	@Override
 	public boolean finish(UUID id, UUID owner, int attempt) {
-		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE id = ? AND " + this.dialect.sameAs("owner_id")
+		return update("DELETE FROM " + this.calls + " WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", this.dialect.id(id), this.dialect.id(owner),
 				attempt) == 1;
 	}
 
 	@Override
 	public boolean fail(UUID id, UUID owner, int attempt, String error) {
-		return this.jdbc.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL,"
-				+ " finished_at = CURRENT_TIMESTAMP, last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
+		return update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL,"
+				+ " finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH),
 				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}
@@ -286,15 +295,14 @@ public final class JdbcCallRepository implements CallRepository {
 		}
 		// Skipped, not waited for: a plain UPDATE would block every instance's poll for as long as a
 		// transaction holding one of the rows stays open (a frozen instance's finish, a caller's cancel).
-		Integer released = this.ownTransaction
-			.execute((status) -> release(this.jdbc.query(this.dialect.skipLocked("SELECT id" + this.ofDeadOwners),
-					this::firstId)));
+		Integer released = inOwnTransaction((status) -> release(
+				this.jdbc.query(this.dialect.skipLocked("SELECT id" + this.ofDeadOwners), this::firstId)));
 		return (released != null) ? released : 0;
 	}
 
 	@Override
 	public int releaseCallsOf(UUID owner) {
-		Integer released = this.ownTransaction.execute((status) -> release(this.jdbc.query(
+		Integer released = inOwnTransaction((status) -> release(this.jdbc.query(
 				this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '"
 						+ RUNNING + "') AND owner_id = ?"),
 				this::firstId, this.dialect.id(owner))));
@@ -306,7 +314,7 @@ public final class JdbcCallRepository implements CallRepository {
 		int count = 0;
 		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
 			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
-			count += this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+			count += update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
 					+ " WHERE id IN (" + placeholders(chunk.size()) + ")",
 					chunk.stream().map(this.dialect::id).toArray());
 		}
@@ -315,7 +323,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public int deleteFailedBefore(Duration retention) {
-		return this.jdbc.update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
+		return update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
 				+ this.dialect.before(retention));
 	}
 
@@ -363,19 +371,19 @@ public final class JdbcCallRepository implements CallRepository {
 		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
 		Object at = this.dialect.instant(due);
 		Object[] keyless = (methodId != null) ? new Object[] { at, methodId } : new Object[] { at };
-		int requeued = this.jdbc.update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
+		int requeued = update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
 				keyless);
 		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls
 				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
 				(rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
 				(methodId != null) ? new Object[] { methodId } : new Object[0]);
 		String giveBack = requeue + ", call_key = started_key, started_key = NULL WHERE id = ? AND state = '" + FAILED
-				+ "' AND NOT EXISTS (SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?)";
+				+ "' AND " + this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
 		List<FailedCall> keyHeld = new ArrayList<>();
 		for (FailedCall call : keyed) {
 			boolean back;
 			try {
-				back = this.jdbc.update(giveBack, at, this.dialect.id(call.id()), call.methodId(), call.key()) == 1;
+				back = update(giveBack, at, this.dialect.id(call.id()), call.methodId(), call.key()) == 1;
 			}
 			catch (DuplicateKeyException raced) {
 				// A caller took the key between the check and the update.
@@ -396,6 +404,38 @@ public final class JdbcCallRepository implements CallRepository {
 		return TransactionSynchronizationManager.isSynchronizationActive()
 				&& TransactionSynchronizationManager.isActualTransactionActive()
 				&& TransactionSynchronizationManager.hasResource(this.dataSource);
+	}
+
+	/**
+	 * One statement, tried again if it lost a deadlock or waited too long for a lock (InnoDB's
+	 * gap locks make both likelier than on PostgreSQL), unless it runs in the caller's transaction:
+	 * a deadlock rolls that whole transaction back, so retrying is the caller's, who hears of it.
+	 */
+	private int update(String sql, Object... arguments) {
+		return retried(() -> this.jdbc.update(sql, arguments));
+	}
+
+	/** A transaction of this repository's own, tried again whole as {@link #update} is. */
+	private <T> @Nullable T inOwnTransaction(TransactionCallback<T> work) {
+		return retried(() -> this.ownTransaction.execute(work));
+	}
+
+	private <T> T retried(Supplier<T> work) {
+		if (inTransaction()) {
+			return work.get();
+		}
+		for (int attempt = 1;; attempt++) {
+			try {
+				return work.get();
+			}
+			catch (PessimisticLockingFailureException ex) {
+				if (attempt == LOCK_ATTEMPTS) {
+					throw ex;
+				}
+				// The winner is mid-transaction: a few random milliseconds keep two losers from colliding again.
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(1, 10)));
+			}
+		}
 	}
 
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {

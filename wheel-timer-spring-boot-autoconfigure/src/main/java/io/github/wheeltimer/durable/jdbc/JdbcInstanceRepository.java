@@ -46,10 +46,11 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 	@Override
 	public void heartbeat(UUID instance, String name, Collection<String> methods) {
 		Object id = this.dialect.id(instance);
-		if (this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = CURRENT_TIMESTAMP WHERE id = ?",
+		String now = this.dialect.now();
+		if (this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = " + now + " WHERE id = ?",
 				id) == 0) {
-			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, heartbeat_at, methods) VALUES (?, ?,"
-					+ " CURRENT_TIMESTAMP, ?)", id, StoredText.of(name, CallRepository.NAME_LENGTH),
+			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, started_at, heartbeat_at, methods)"
+					+ " VALUES (?, ?, " + now + ", " + now + ", ?)", id, StoredText.of(name, CallRepository.NAME_LENGTH),
 					String.join(METHOD_SEPARATOR, methods));
 		}
 	}

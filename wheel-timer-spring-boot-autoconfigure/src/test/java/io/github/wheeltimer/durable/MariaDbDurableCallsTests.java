@@ -1,0 +1,169 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TimeZone;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.github.wheeltimer.durable.DurableApp.Order;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.jdbc.DurableTables;
+import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
+import io.github.wheeltimer.durable.jdbc.MySqlDialect;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DurableCallsContractTests} on a real MariaDB 10.11 through MariaDB's driver, plus what
+ * only MySQL and MariaDB show: time zones, keys compared byte for byte, deadlocks, and the schema
+ * lock.
+ */
+class MariaDbDurableCallsTests extends DurableCallsContractTests {
+
+	@Override
+	String newDatabase() {
+		return MariaDb.newDatabase("mariadb");
+	}
+
+	@Test
+	void aJvmInShanghaiAgainstAUtcServerRunsACallAfterItsDelayNotEightHoursOff() {
+		TimeZone zone = TimeZone.getDefault();
+		TimeZone.setDefault(TimeZone.getTimeZone("Asia/Shanghai"));
+		try {
+			// And a session whose time zone is neither: NOW() would be five hours behind UTC there.
+			String url = newDatabase() + "&sessionVariables=time_zone='-05:00'";
+			ConfigurableApplicationContext app = start(url);
+			JdbcTemplate jdbc = jdbc(app);
+			Instant calledAt = Instant.now();
+			app.getBean(Orders.class).far("shanghai", calledAt);
+			// Stored in UTC: due about 1.5 s after the server's UTC clock, not 8 hours either way.
+			Double dueIn = jdbc.queryForObject("SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), due_at) / 1e6"
+					+ " FROM WHEEL_TIMER_CALL", Double.class);
+			assertThat(dueIn).isBetween(0.5, 1.5);
+			awaitRuns(app, 1);
+			Instant ranAt = instant(runs(app).get(0).get("ran_at"));
+			assertThat(ranAt).isAfterOrEqualTo(calledAt.plusMillis(1500)).isBefore(calledAt.plusSeconds(10));
+		}
+		finally {
+			TimeZone.setDefault(zone);
+		}
+	}
+
+	@Test
+	void keysThatDifferOnlyInCaseOrTrailingSpacesAreDifferentCalls() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		// A text collation would take all three for one key, and each call would replace the last.
+		orders.remind(new Order("o-1", 1));
+		orders.remind(new Order("O-1", 2));
+		orders.remind(new Order("o-1 ", 3));
+		assertThat(calls(app)).isEqualTo(3);
+		assertThat(app.getBean(DelayedCalls.class).cancel("orders.remind", "o-1 ")).isTrue();
+		assertThat(jdbc(app).queryForList("SELECT arguments FROM WHEEL_TIMER_CALL ORDER BY arguments", String.class))
+			.containsExactly("[{\"id\":\"O-1\",\"cents\":2}]", "[{\"id\":\"o-1\",\"cents\":1}]");
+	}
+
+	@Test
+	void manyCallersReplacingAndCancellingTheSameKeysAtOnceNeverSeeADeadlock() throws Exception {
+		// InnoDB's INSERT ... ON DUPLICATE KEY UPDATE takes a shared lock on the duplicate, then an
+		// exclusive one: callers replacing one key at once deadlock, and the losers are retried.
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		DelayedCalls calls = app.getBean(DelayedCalls.class);
+		int threads = 6;
+		int rounds = 150;
+		ExecutorService callers = Executors.newFixedThreadPool(threads);
+		try {
+			CyclicBarrier together = new CyclicBarrier(threads);
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				int caller = t;
+				done.add(callers.submit(() -> {
+					together.await(10, TimeUnit.SECONDS);
+					for (int i = 0; i < rounds; i++) {
+						String key = "k-" + (i % 4);
+						if ((i + caller) % 5 == 0) {
+							calls.cancel("orders.remind", key);
+						}
+						else {
+							orders.remind(new Order(key, caller));
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> caller : done) {
+				caller.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			callers.shutdownNow();
+		}
+		// Each key names at most one pending call, and each call of the last round is there or cancelled.
+		assertThat(jdbc(app).queryForList("SELECT call_key FROM WHEEL_TIMER_CALL", String.class))
+			.doesNotHaveDuplicates()
+			.isSubsetOf("k-0", "k-1", "k-2", "k-3");
+	}
+
+	@Test
+	void instancesStartingAtTheSameMomentCreateTheTablesWithoutTrippingOverEachOther() throws Exception {
+		int instances = 4;
+		ExecutorService starting = Executors.newFixedThreadPool(instances);
+		try {
+			for (int round = 0; round < 3; round++) {
+				String url = newDatabase();
+				CyclicBarrier together = new CyclicBarrier(instances);
+				List<Future<Boolean>> initialized = new ArrayList<>();
+				for (int i = 0; i < instances; i++) {
+					initialized.add(starting.submit(() -> {
+						DataSource dataSource = TestDatabases.dataSource(url);
+						together.await(10, TimeUnit.SECONDS);
+						return new DurableSchemaInitializer(dataSource, MySqlDialect.mariaDb(),
+								DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_")
+							.initializeDatabase();
+					}));
+				}
+				for (Future<Boolean> outcome : initialized) {
+					assertThat(outcome.get(30, TimeUnit.SECONDS)).isTrue();
+				}
+				assertThat(new JdbcTemplate(TestDatabases.dataSource(url))
+					.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class)).isZero();
+			}
+		}
+		finally {
+			starting.shutdownNow();
+		}
+	}
+
+	@Test
+	void theClaimReadsPendingRowsThroughTheDueIndex() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		for (int i = 0; i < 40; i++) {
+			insertRow(jdbc, "orders.far", "[\"x" + i + "\",null]", (i % 10 == 0) ? "PENDING" : "FAILED", null, 0);
+		}
+		jdbc.execute("ANALYZE TABLE WHEEL_TIMER_CALL");
+		String claim = JdbcCallRepository.claimStatement(MySqlDialect.mariaDb(),
+				DurableTables.withPrefix("WHEEL_TIMER_"), 2);
+		assertThat(claim).contains("LIMIT ? FOR UPDATE SKIP LOCKED");
+		List<String> keys = jdbc.query("EXPLAIN " + claim.replaceFirst("\\?", "UTC_TIMESTAMP(6)")
+			.replaceFirst("\\?", "'orders.far'")
+			.replaceFirst("\\?", "'Orders.explode'")
+			.replaceFirst("\\?", "500"), (rs, n) -> rs.getString("key"));
+		assertThat(keys).containsExactly("WHEEL_TIMER_CALL_DUE");
+	}
+
+}
