@@ -79,7 +79,7 @@ public final class WheelTimerDurableAutoConfiguration {
 		DurableDialect dialect = DurableDialect.forPlatform(platform);
 		if (dialect == null) {
 			throw InvalidPropertyValues.invalid(environment, "wheel-timer.durable.jdbc.platform", platform,
-					"must be one of postgresql, h2 (or leave it unset to detect it from the DataSource)");
+					"must be one of postgresql, mysql, mariadb, h2 (or leave it unset to detect it from the DataSource)");
 		}
 		return dialect;
 	}

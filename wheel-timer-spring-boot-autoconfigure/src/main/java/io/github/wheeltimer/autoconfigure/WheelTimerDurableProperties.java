@@ -166,8 +166,9 @@ public class WheelTimerDurableProperties {
 		private String tablePrefix = "WHEEL_TIMER_";
 
 		/**
-		 * Database platform whose SQL and schema script to use (postgresql, h2), as Spring Boot's
-		 * DatabaseDriver names it. Detected from the DataSource when not set.
+		 * Database platform whose SQL and schema script to use (postgresql, mysql, mariadb, h2), as
+		 * Spring Boot's DatabaseDriver names it. Detected from the DataSource when not set, which
+		 * also checks the server's version.
 		 */
 		private @Nullable String platform;
 

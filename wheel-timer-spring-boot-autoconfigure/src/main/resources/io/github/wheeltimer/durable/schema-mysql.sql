@@ -26,8 +26,10 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     PRIMARY KEY (id),
     -- The claim reads pending rows by (state, due time).
     INDEX WHEEL_TIMER_CALL_DUE (state, due_at),
-    -- A key names at most one pending call of a method; it is cleared when the call starts.
-    UNIQUE INDEX WHEEL_TIMER_CALL_KEY (method_id, call_key),
+    -- A key names at most one pending call of a method; it is cleared when the call starts. Key first:
+    -- the cleared keys (NULL) then sort before every method's keys, not beside them, so that a starting
+    -- call seldom moves its key into a gap that a caller's open transaction locked (REPEATABLE READ).
+    UNIQUE INDEX WHEEL_TIMER_CALL_KEY (call_key, method_id),
     -- Take-over and hand-back find an instance's rows.
     INDEX WHEEL_TIMER_CALL_OWNER (owner_id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import tools.jackson.databind.JsonNode;
@@ -45,7 +46,7 @@ final class Cluster implements AutoCloseable {
 	/** How long an instance may take to start: three JVMs share two busy cores. */
 	private static final Duration STARTUP = Duration.ofSeconds(90);
 
-	private final String url;
+	private final Function<String, String> urlOf;
 
 	private final List<String> properties;
 
@@ -55,11 +56,11 @@ final class Cluster implements AutoCloseable {
 
 	/**
 	 * @param name the cluster's name, for its log directory
-	 * @param url the database's JDBC URL
+	 * @param urlOf the database's JDBC URL for each instance's name
 	 * @param properties the properties of every instance, {@code key=value}
 	 */
-	Cluster(String name, String url, List<String> properties) {
-		this.url = url;
+	Cluster(String name, Function<String, String> urlOf, List<String> properties) {
+		this.urlOf = urlOf;
 		this.properties = List.copyOf(properties);
 		this.logs = Path.of("target", "cluster-logs", name);
 		try {
@@ -108,9 +109,8 @@ final class Cluster implements AutoCloseable {
 		command.addAll(List.of("-Xmx256m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 				"-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"));
 		command.addAll(List.of("-cp", System.getProperty("java.class.path"), ClusterInstance.class.getName()));
-		// Named in pg_stat_activity, so that the test can tell when a killed instance's sessions are gone.
-		command.add("spring.datasource.url=" + this.url + (this.url.contains("?") ? "&" : "?") + "ApplicationName="
-				+ name);
+		// Named to the database, so that the test can tell when a killed instance's sessions are gone.
+		command.add("spring.datasource.url=" + this.urlOf.apply(name));
 		command.add("wheel-timer.durable.instance-name=" + name);
 		command.addAll(this.properties);
 		command.addAll(Arrays.asList(extra));

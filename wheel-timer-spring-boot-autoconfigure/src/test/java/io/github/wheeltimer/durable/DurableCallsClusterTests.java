@@ -3,8 +3,8 @@ package io.github.wheeltimer.durable;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -18,6 +18,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.wheeltimer.durable.Cluster.Node;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,14 +28,13 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Durable calls across several instances, each a JVM of its own ({@link ClusterInstance}, driven by
- * {@link Cluster}), on one real PostgreSQL; every durable method records its runs in the table
+ * {@link Cluster}), on one real database (each subclass runs them on one); every durable method records its runs in the table
  * {@code cluster_run}, in its own transaction, with no key that would refuse a second run. Each
  * test has a database of its own, and checks strictly that no call runs before its due time and
  * none twice (except, counted, a call that was running on an instance that died), and, with
@@ -59,15 +59,33 @@ import static org.awaitility.Awaitility.await;
  * machine (three instances, PostgreSQL and the build on two cores) makes no instance look dead
  * where a test assumes none is.
  */
-class DurableCallsClusterTests {
+abstract class DurableCallsClusterTests {
 
 	private static final String CALLS = "WHEEL_TIMER_CALL";
 
 	private Cluster cluster;
 
-	private Postgres.Restartable restartable;
+	private RestartableDatabase restartable;
 
 	private String testName;
+
+	/** @return the URL of a new, empty database, with the user to connect as */
+	abstract String newDatabase();
+
+	/** @return a server of the test's own, that it may stop and start again */
+	abstract RestartableDatabase restartable();
+
+	/**
+	 * Returns the URL an instance connects with, under which the database tells its sessions from
+	 * the others'.
+	 * @param url the database's URL
+	 * @param name the instance's name
+	 * @return the instance's URL
+	 */
+	abstract String instanceUrl(String url, String name);
+
+	/** @return how many sessions the instance has open on the database, as the database says */
+	abstract long sessions(Database db, String name);
 
 	/** A failed test prints what each instance logged, and the commands and answers. */
 	@RegisterExtension
@@ -97,7 +115,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void threeInstancesShareFiveThousandCallsAndRunEachExactlyOnceNoneEarly() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		Duration delay = Duration.ofSeconds(2);
 		List<Node> nodes = startCluster(db, settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s"), "a", "b",
 				"c");
@@ -125,7 +143,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void afterASigkillTheOthersRunTheDeadInstancesCallsAfterItsLeaseAndRerunOnlyThoseThatWereRunning() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		Duration lease = Duration.ofSeconds(2);
 		Duration poll = Duration.ofMillis(250);
 		Duration nearDelay = Duration.ofMillis(800);
@@ -150,8 +168,7 @@ class DurableCallsClusterTests {
 		assertThat(victim.exitCode()).as("killed by SIGKILL").isEqualTo(137);
 		// Its sessions end as the kernel closes its sockets; once they have, no statement it sent can
 		// still commit.
-		await("the victim's sessions gone").atMost(Duration.ofSeconds(5))
-			.until(() -> db.count("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'c'") == 0);
+		await("the victim's sessions gone").atMost(Duration.ofSeconds(5)).until(() -> sessions(db, "c") == 0);
 		// What it held when it died, as the database says: nothing of it can change any more, and
 		// the others take it over only once its lease has run out.
 		long claimedAtDeath = db.count("SELECT COUNT(*) FROM " + CALLS + " WHERE owner_id = ? AND state = 'CLAIMED'",
@@ -197,7 +214,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void anInstanceThoughtDeadNeverRunsTheCallsTakenOverFromItAndRejoinsWithoutARestart() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		// Calls held from birth and due 4 s later: twice the lease, so that they are taken over
 		// before they fall due.
 		Duration nearDelay = Duration.ofSeconds(4);
@@ -275,7 +292,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void aDatabaseOutageLongerThanTheLeaseLosesNothingAndEveryInstanceRecoversByItself() throws IOException {
-		this.restartable = Postgres.restartable();
+		this.restartable = restartable();
 		Database db = new Database(this.restartable.newDatabase("outage"));
 		Duration farDelay = Duration.ofSeconds(2);
 		Duration nearDelay = Duration.ofMillis(900);
@@ -353,9 +370,9 @@ class DurableCallsClusterTests {
 
 	@Test
 	void callsOfAMethodOnlyANewInstanceKnowsRunThereAndWaitReportedWhileNoRunningInstanceKnowsIt() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		Duration delay = Duration.ofSeconds(2);
-		this.cluster = new Cluster(this.testName, db.url,
+		this.cluster = new Cluster(this.testName, (name) -> instanceUrl(db.url, name),
 				settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s", "cluster.extra-delay=2s"));
 		List<Node> old = List.of(this.cluster.launch("a"), this.cluster.launch("b"));
 		Node c = this.cluster.launch("c", "cluster.extra.enabled=true");
@@ -408,7 +425,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void cancelsAndReplacesFromOtherInstancesRacingTheDueTimeEndEachCallOneWayOnly() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		Duration delay = Duration.ofSeconds(2);
 		List<Node> nodes = startCluster(db, settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s"), "a", "b",
 				"c");
@@ -469,7 +486,7 @@ class DurableCallsClusterTests {
 
 	@Test
 	void aGracefulStopHandsTheUnstartedCallsToTheOthersAtOnceAndTheyFireOnTheirTick() {
-		Database db = new Database(Postgres.newDatabase());
+		Database db = new Database(newDatabase());
 		Duration delay = Duration.ofSeconds(3);
 		Duration poll = Duration.ofMillis(1500);
 		Duration slack = Duration.ofMillis(500);
@@ -515,8 +532,7 @@ class DurableCallsClusterTests {
 	/** The properties of every instance of a test, plus {@code more}. */
 	private static List<String> settings(String horizon, String pollInterval, String heartbeatInterval, String lease,
 			String... more) {
-		List<String> settings = new ArrayList<>(List.of("spring.datasource.username=postgres",
-				"spring.datasource.password=", "spring.datasource.hikari.maximum-pool-size=10",
+		List<String> settings = new ArrayList<>(List.of("spring.datasource.hikari.maximum-pool-size=10",
 				"wheel-timer.tick-duration=10ms", "wheel-timer.shutdown.await-termination=5s",
 				"wheel-timer.durable.jdbc.initialize-schema=always", "wheel-timer.durable.horizon=" + horizon,
 				"wheel-timer.durable.poll-interval=" + pollInterval,
@@ -526,7 +542,7 @@ class DurableCallsClusterTests {
 	}
 
 	private List<Node> startCluster(Database db, List<String> settings, String... names) {
-		this.cluster = new Cluster(this.testName, db.url, settings);
+		this.cluster = new Cluster(this.testName, (name) -> instanceUrl(db.url, name), settings);
 		return this.cluster.start(List.of(names));
 	}
 
@@ -659,33 +675,37 @@ class DurableCallsClusterTests {
 	 * restart of the server. The durable calls' tables are left to the instances, which all start
 	 * at once with {@code initialize-schema=always}, as replicas of a deploy do.
 	 */
-	private static final class Database {
+	static final class Database {
 
 		private final String url;
 
-		private final DriverManagerDataSource dataSource;
+		private final DurableDialect dialect;
 
 		private final JdbcTemplate jdbc;
 
 		Database(String url) {
 			this.url = url;
-			this.dataSource = new DriverManagerDataSource(url, "postgres", "");
-			this.jdbc = new JdbcTemplate(this.dataSource);
+			this.dialect = TestDatabases.dialect(url);
+			this.jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 			ClusterInstance.createRunTable(this.jdbc);
 		}
 
+		/** Counts, binding ids as the database keeps them. */
 		long count(String sql, Object... arguments) {
-			Long count = this.jdbc.queryForObject(sql, Long.class, arguments);
+			Object[] bound = Arrays.stream(arguments)
+				.map((argument) -> (argument instanceof UUID id) ? this.dialect.id(id) : argument)
+				.toArray();
+			Long count = this.jdbc.queryForObject(sql, Long.class, bound);
 			return (count != null) ? count : 0;
 		}
 
 		Instant instant(String sql) {
-			return this.jdbc.queryForObject(sql, OffsetDateTime.class).toInstant();
+			return this.jdbc.queryForObject(sql, (rs, n) -> this.dialect.instant(rs, 1));
 		}
 
 		/** @return the keys of the calls the query selects the {@code arguments} of */
 		Set<String> keys(String sql, UUID owner) {
-			return this.jdbc.queryForList(sql, String.class, owner)
+			return this.jdbc.queryForList(sql, String.class, this.dialect.id(owner))
 				.stream()
 				.map((arguments) -> Cluster.json.readTree(arguments).get(0).asString())
 				.collect(Collectors.toSet());
@@ -694,8 +714,7 @@ class DurableCallsClusterTests {
 		List<Run> runs() {
 			return this.jdbc.query("SELECT call_key, version, instance, attempt, called_at, ran_at FROM cluster_run",
 					(rs, n) -> new Run(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4),
-							rs.getObject(5, OffsetDateTime.class).toInstant(),
-							rs.getObject(6, OffsetDateTime.class).toInstant()));
+							TestDatabases.instant(rs.getLong(5)), TestDatabases.instant(rs.getLong(6))));
 		}
 
 	}

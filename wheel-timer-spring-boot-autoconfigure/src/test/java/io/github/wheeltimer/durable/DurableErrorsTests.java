@@ -196,7 +196,7 @@ class DurableErrorsTests {
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("wheel-timer.durable.jdbc.platform")
 				.hasMessageContaining("oracle")
-				.hasMessageContaining("must be one of postgresql, h2"));
+				.hasMessageContaining("must be one of postgresql, mysql, mariadb, h2"));
 	}
 
 	@Test

@@ -4,6 +4,8 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -20,17 +22,19 @@ import static org.assertj.core.api.Assertions.assertThatException;
 @ExtendWith(OutputCaptureExtension.class)
 class DurableSchemaTests {
 
-	@Test
-	void aServerDatabaseLeftWithoutTheTablesFailsStartupSayingHowToCreateThem(CapturedOutput output) {
-		// initialize-schema is "embedded" by default: PostgreSQL gets no tables unless told.
-		assertThatException().isThrownBy(() -> DurableApp
-			.start(Postgres.newDatabase(), "wheel-timer.durable.jdbc.initialize-schema=embedded")
-			.close());
+	@ParameterizedTest(name = "{0}")
+	@CsvSource({ "PostgreSQL, postgresql", "MariaDB, mysql" })
+	void aServerDatabaseLeftWithoutTheTablesFailsStartupSayingHowToCreateThem(String database, String script,
+			CapturedOutput output) {
+		// initialize-schema is "embedded" by default: a server gets no tables unless told.
+		String url = database.equals("PostgreSQL") ? Postgres.newDatabase() : MariaDb.newDatabase("mariadb");
+		assertThatException()
+			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=embedded").close());
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Durable delayed calls keep their calls in two tables of the application's database, and it"
 					+ " lacks WHEEL_TIMER_CALL, WHEEL_TIMER_INSTANCE.")
 			.contains("set wheel-timer.durable.jdbc.initialize-schema=always (it runs"
-					+ " io/github/wheeltimer/durable/schema-postgresql.sql from the wheel-timer-spring-boot-autoconfigure"
+					+ " io/github/wheeltimer/durable/schema-" + script + ".sql from the wheel-timer-spring-boot-autoconfigure"
 					+ " jar")
 			.contains("With Flyway or Liquibase, copy that script into a migration")
 			.doesNotContain("relation \"wheel_timer_instance\" does not exist");

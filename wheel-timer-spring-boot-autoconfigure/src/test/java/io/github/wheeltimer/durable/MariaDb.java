@@ -140,7 +140,7 @@ final class MariaDb {
 	 * One MariaDB server, on a fixed port and data directory, so that it can stop and start again
 	 * and clients find it at the same URL with their data.
 	 */
-	static final class Server implements AutoCloseable {
+	static final class Server implements RestartableDatabase {
 
 		private final Path dataDirectory;
 
@@ -154,7 +154,8 @@ final class MariaDb {
 		}
 
 		/** Starts the server (installing its system tables the first time) and waits until it answers. */
-		synchronized void start() throws IOException {
+		@Override
+		public synchronized void start() throws IOException {
 			if (this.process != null) {
 				return;
 			}
@@ -217,7 +218,8 @@ final class MariaDb {
 		}
 
 		/** Stops the server (a normal shutdown, which cuts open connections), keeping its data. */
-		synchronized void stop() {
+		@Override
+		public synchronized void stop() {
 			if (this.process != null) {
 				Process stopping = this.process;
 				this.process = null;
@@ -231,6 +233,12 @@ final class MariaDb {
 					Thread.currentThread().interrupt();
 				}
 			}
+		}
+
+		/** @return the URL of a new, empty database, for MariaDB's driver */
+		@Override
+		public String newDatabase(String name) {
+			return newDatabase(name, "mariadb");
 		}
 
 		/**

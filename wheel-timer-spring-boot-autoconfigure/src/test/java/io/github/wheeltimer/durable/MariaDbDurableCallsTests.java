@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TimeZone;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,6 +20,8 @@ import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.MySqlDialect;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -59,6 +62,50 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		}
 		finally {
 			TimeZone.setDefault(zone);
+		}
+	}
+
+	@ParameterizedTest(name = "{0}, cancelling an absent key: {1}")
+	@CsvSource({ "REPEATABLE-READ, false", "READ-COMMITTED, true", "REPEATABLE-READ, true" })
+	void aCallersOpenTransactionHoldsUpNoOtherCall(String isolation, boolean cancelAbsent) throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase(), "spring.datasource.hikari.transaction-isolation=TRANSACTION_"
+				+ isolation.replace('-', '_'));
+		assertThat(jdbc(app).queryForObject("SELECT @@tx_isolation", String.class)).isEqualTo(isolation);
+		Orders orders = app.getBean(Orders.class);
+		CountDownLatch made = new CountDownLatch(1);
+		CountDownLatch othersRan = new CountDownLatch(1);
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try {
+			// A caller's transaction that makes a call, cancels another, and stays open: its rows and
+			// the index entries it touched stay locked meanwhile.
+			Future<?> open = caller.submit(() -> transactions(app).executeWithoutResult((status) -> {
+				orders.cancelIfUnpaid("held", Instant.now());
+				if (cancelAbsent) {
+					app.getBean(DelayedCalls.class).cancel("Orders.cancelIfUnpaid", "gone");
+				}
+				made.countDown();
+				try {
+					othersRan.await(20, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}));
+			assertThat(made.await(10, TimeUnit.SECONDS)).isTrue();
+			// Other callers' calls of the same method are made, claimed, gated and finished meanwhile.
+			for (int i = 0; i < 5; i++) {
+				orders.cancelIfUnpaid("other-" + i, Instant.now());
+			}
+			awaitRuns(app, 5);
+			assertThat(runs(app)).extracting((run) -> run.get("call_id")).doesNotContain("held");
+			othersRan.countDown();
+			open.get(10, TimeUnit.SECONDS);
+			awaitRuns(app, 6);
+			assertThat(runs(app)).extracting((run) -> run.get("call_id")).contains("held");
+		}
+		finally {
+			othersRan.countDown();
+			caller.shutdownNow();
 		}
 	}
 

@@ -91,7 +91,7 @@ final class Postgres {
 	 * embedded servers' working directory, where a starting server would delete it as left over
 	 * once it is unlocked.
 	 */
-	static final class Restartable implements AutoCloseable {
+	static final class Restartable implements RestartableDatabase {
 
 		private final Path dataDirectory;
 
@@ -105,7 +105,8 @@ final class Postgres {
 		}
 
 		/** Starts the server on its port and data directory (created the first time). */
-		synchronized void start() throws IOException {
+		@Override
+		public synchronized void start() throws IOException {
 			if (this.server == null) {
 				this.server = EmbeddedPostgres.builder()
 					.setPort(this.port)
@@ -116,7 +117,8 @@ final class Postgres {
 		}
 
 		/** Stops the server (a fast shutdown: open connections are cut), keeping its data. */
-		synchronized void stop() throws IOException {
+		@Override
+		public synchronized void stop() throws IOException {
 			if (this.server != null) {
 				EmbeddedPostgres stopping = this.server;
 				this.server = null;
@@ -125,7 +127,8 @@ final class Postgres {
 		}
 
 		/** @return the JDBC URL of a new, empty database on this server (user {@code postgres}) */
-		synchronized String newDatabase(String name) {
+		@Override
+		public synchronized String newDatabase(String name) {
 			try (Connection connection = this.server.getPostgresDatabase().getConnection();
 					Statement statement = connection.createStatement()) {
 				statement.execute("CREATE DATABASE " + name);

@@ -119,6 +119,18 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Returns whether a locking statement that finds no row locks the gap where the row would be,
+	 * until its transaction ends (InnoDB under REPEATABLE READ). A cancel by key inside a caller's
+	 * transaction then first looks for the key with a plain read, which locks nothing: a delete of a
+	 * key no call holds would otherwise hold up, for the rest of that transaction, every call of the
+	 * method whose start moves its key into that gap.
+	 * @return {@code true} if an absent key is looked for before it is deleted
+	 */
+	public boolean locksGapsOfAbsentRows() {
+		return false;
+	}
+
+	/**
 	 * Returns a condition that holds when a query finds no row, for use in an update whose query may
 	 * read the table it changes.
 	 * @param query the query

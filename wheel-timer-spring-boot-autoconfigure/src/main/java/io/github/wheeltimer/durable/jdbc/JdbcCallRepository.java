@@ -184,8 +184,20 @@ public final class JdbcCallRepository implements CallRepository {
 		}
 	}
 
+	/**
+	 * Where an absent key's delete would lock a gap of the key index until the caller's transaction
+	 * ends, the key is first looked for in the transaction's snapshot: found, it is deleted as it is
+	 * now (a call made since that holds it is deleted too); not found, nothing is locked, and a call
+	 * committed since the snapshot was taken is left, as the caller's other reads would leave it.
+	 */
 	@Override
 	public boolean cancel(String methodId, String key) {
+		if (this.dialect.locksGapsOfAbsentRows() && inTransaction() && this.jdbc
+			.queryForList(this.dialect.limit("SELECT 1 FROM " + this.calls + " WHERE method_id = ? AND call_key = ?"),
+					Integer.class, methodId, key, 1)
+			.isEmpty()) {
+			return false;
+		}
 		return update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
 	}
 

@@ -96,6 +96,11 @@ public class MySqlDialect extends DurableDialect {
 	}
 
 	@Override
+	public boolean locksGapsOfAbsentRows() {
+		return true;
+	}
+
+	@Override
 	public String sameAs(String column) {
 		return column + " <=> ?";
 	}
