@@ -296,8 +296,11 @@ abstract class DurableCallsClusterTests {
 		Database db = new Database(this.restartable.newDatabase("outage"));
 		Duration farDelay = Duration.ofSeconds(2);
 		Duration nearDelay = Duration.ofMillis(900);
-		Duration outage = Duration.ofSeconds(5);
-		List<Node> nodes = startCluster(db, settings("1s", "250ms", "250ms", "2s", "cluster.near-delay=900ms",
+		Duration outage = Duration.ofSeconds(8);
+		// A lease above HikariCP's reconnection back-off, which grows to 5 s while the database is
+		// away: the instances' pools find it back up to 5 s apart, and one that came back first must
+		// not take the others for dead meanwhile.
+		List<Node> nodes = startCluster(db, settings("1s", "250ms", "250ms", "7s", "cluster.near-delay=900ms",
 				"spring.datasource.hikari.connection-timeout=1000"), "a", "b", "c");
 		Set<String> made = new HashSet<>();
 		// Far calls due while the database is down, some claimed, most still pending rows...

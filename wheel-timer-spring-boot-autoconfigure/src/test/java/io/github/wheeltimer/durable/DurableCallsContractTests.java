@@ -4,25 +4,30 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -576,6 +581,38 @@ abstract class DurableCallsContractTests {
 		assertThat(a.getBean(DurableCalls.class).counts().fenced()).isZero();
 		assertThat(jdbc(a).queryForList("SELECT name FROM WHEEL_TIMER_INSTANCE", String.class)).containsExactly("shop",
 				"shop");
+	}
+
+	@Test
+	void instancesStartingAtTheSameMomentCreateTheTablesWithoutTrippingOverEachOther() throws Exception {
+		// What several replicas starting at once do with initialize-schema=always: PostgreSQL's
+		// CREATE ... IF NOT EXISTS is not safe against a concurrent one, hence the dialect's lock.
+		int instances = 4;
+		ExecutorService starting = Executors.newFixedThreadPool(instances);
+		try {
+			for (int round = 0; round < 3; round++) {
+				String url = newDatabase();
+				CyclicBarrier together = new CyclicBarrier(instances);
+				List<Future<Boolean>> initialized = new ArrayList<>();
+				for (int i = 0; i < instances; i++) {
+					initialized.add(starting.submit(() -> {
+						DataSource dataSource = TestDatabases.dataSource(url);
+						together.await(10, TimeUnit.SECONDS);
+						return new DurableSchemaInitializer(dataSource, TestDatabases.dialect(url),
+								DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_")
+							.initializeDatabase();
+					}));
+				}
+				for (Future<Boolean> outcome : initialized) {
+					assertThat(outcome.get(30, TimeUnit.SECONDS)).isTrue();
+				}
+				assertThat(new JdbcTemplate(TestDatabases.dataSource(url))
+					.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class)).isZero();
+			}
+		}
+		finally {
+			starting.shutdownNow();
+		}
 	}
 
 	/** Makes every pending call due now, as if its delay had passed. */

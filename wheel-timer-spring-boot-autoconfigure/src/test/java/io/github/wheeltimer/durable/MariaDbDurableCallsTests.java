@@ -11,11 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import javax.sql.DataSource;
-
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
-import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.MySqlDialect;
@@ -23,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -163,36 +159,6 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		assertThat(jdbc(app).queryForList("SELECT call_key FROM WHEEL_TIMER_CALL", String.class))
 			.doesNotHaveDuplicates()
 			.isSubsetOf("k-0", "k-1", "k-2", "k-3");
-	}
-
-	@Test
-	void instancesStartingAtTheSameMomentCreateTheTablesWithoutTrippingOverEachOther() throws Exception {
-		int instances = 4;
-		ExecutorService starting = Executors.newFixedThreadPool(instances);
-		try {
-			for (int round = 0; round < 3; round++) {
-				String url = newDatabase();
-				CyclicBarrier together = new CyclicBarrier(instances);
-				List<Future<Boolean>> initialized = new ArrayList<>();
-				for (int i = 0; i < instances; i++) {
-					initialized.add(starting.submit(() -> {
-						DataSource dataSource = TestDatabases.dataSource(url);
-						together.await(10, TimeUnit.SECONDS);
-						return new DurableSchemaInitializer(dataSource, MySqlDialect.mariaDb(),
-								DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_")
-							.initializeDatabase();
-					}));
-				}
-				for (Future<Boolean> outcome : initialized) {
-					assertThat(outcome.get(30, TimeUnit.SECONDS)).isTrue();
-				}
-				assertThat(new JdbcTemplate(TestDatabases.dataSource(url))
-					.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class)).isZero();
-			}
-		}
-		finally {
-			starting.shutdownNow();
-		}
 	}
 
 	@Test

@@ -1,26 +1,15 @@
 package io.github.wheeltimer.durable;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
-import javax.sql.DataSource;
-
-import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.PostgresDialect;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,38 +22,6 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 	@Override
 	String newDatabase() {
 		return Postgres.newDatabase();
-	}
-
-	@Test
-	void instancesStartingAtTheSameMomentCreateTheTablesWithoutTrippingOverEachOther() throws Exception {
-		// What several replicas starting at once do with initialize-schema=always: PostgreSQL's
-		// CREATE ... IF NOT EXISTS is not safe against a concurrent one.
-		int instances = 4;
-		ExecutorService starting = Executors.newFixedThreadPool(instances);
-		try {
-			for (int round = 0; round < 5; round++) {
-				String url = newDatabase();
-				CyclicBarrier together = new CyclicBarrier(instances);
-				List<Future<Boolean>> initialized = new ArrayList<>();
-				for (int i = 0; i < instances; i++) {
-					initialized.add(starting.submit(() -> {
-						DataSource dataSource = new DriverManagerDataSource(url, "postgres", "");
-						together.await(10, TimeUnit.SECONDS);
-						return new DurableSchemaInitializer(dataSource, new PostgresDialect(), DatabaseInitializationMode.ALWAYS,
-								"WHEEL_TIMER_")
-							.initializeDatabase();
-					}));
-				}
-				for (Future<Boolean> outcome : initialized) {
-					assertThat(outcome.get(30, TimeUnit.SECONDS)).isTrue();
-				}
-				assertThat(new JdbcTemplate(new DriverManagerDataSource(url, "postgres", ""))
-					.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Long.class)).isZero();
-			}
-		}
-		finally {
-			starting.shutdownNow();
-		}
 	}
 
 	@Test

@@ -141,8 +141,10 @@ public class MySqlDialect extends DurableDialect {
 	}
 
 	/**
-	 * The same checks as PostgreSQL's lock: MySQL's {@code CREATE TABLE IF NOT EXISTS} is safe, but
-	 * two instances adding the same index or column at once are not.
+	 * A named lock of the server, released by {@link #unlockSchema} or by the end of the session:
+	 * the script's {@code CREATE TABLE IF NOT EXISTS} is safe on its own, but a later version's
+	 * {@code ALTER TABLE} would not be, and instances starting together then take turns, as on the
+	 * other databases.
 	 */
 	@Override
 	public void lockSchema(JdbcTemplate jdbc, String name) {
