@@ -360,7 +360,10 @@ public final class DurableBenchmark {
 				text = cell.apply(result);
 			}
 			catch (RuntimeException ex) {
-				// A system that failed before this row's step.
+				text = null;
+			}
+			if (text == null) {
+				// A system that failed before this row's step: its figures are unset, its texts null.
 				text = (result.failure != null) ? "failed: " + result.failure : "–";
 			}
 			table.append(' ').append(text.replace("|", "\\|")).append(" |");
