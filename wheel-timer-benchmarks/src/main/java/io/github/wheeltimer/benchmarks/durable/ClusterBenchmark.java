@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -29,24 +28,28 @@ import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 
 /**
  * Durable calls on a cluster, with faults: ours ({@code @DelayedExecution(durable = true)}) and
  * db-scheduler, each with one and with two instances, where every instance is a JVM of its own
- * ({@link ClusterInstance}) that the harness kills with SIGKILL, on one real PostgreSQL started
- * in this process, a fresh database per system.
+ * ({@link ClusterInstance}) that the harness kills with SIGKILL, on one real database server
+ * started in this process, PostgreSQL or MariaDB, a fresh database per system.
  *
  * <pre>
  * wheel-timer-benchmarks/run-cluster                   # builds, then the full pass (about 7 minutes)
  * wheel-timer-benchmarks/run-cluster --quick           # smaller counts, fewer kills (about 4.5 minutes)
  * wheel-timer-benchmarks/run-cluster --systems ours    # some systems only: ours, ours-short, defaults, tuned
  * wheel-timer-benchmarks/run-cluster --systems ours --only restart   # K8 alone
+ * wheel-timer-benchmarks/run-cluster --database mariadb              # on MariaDB 10.11 (default: postgresql)
  * </pre>
  *
  * The systems: ours with its defaults (lease 10 s, heartbeat 2 s, poll 2 s, horizon 10 s); ours
  * with a short lease (lease 3 s, heartbeat 1 s, poll 1 s); db-scheduler 16.12 with its defaults
  * (polling every 10 s, heartbeat 5 min, dead after 6 missed heartbeats); db-scheduler tuned as in
- * {@link DurableBenchmark} (polling every 100 ms, lock-and-fetch). db-scheduler at its heartbeat
+ * {@link DurableBenchmark} (polling every 100 ms, lock-and-fetch; on MariaDB, its defaults with
+ * {@code MariaDBJdbcCustomization} and tuned with {@code MySQL8JdbcCustomization}, whose generic
+ * lock-and-fetch MariaDB's refuses: see {@link DbSchedulerSystem}). db-scheduler at its heartbeat
  * would find a killed instance's executions only after 30 to 40 minutes: for the rows with kills,
  * both of its columns run with a 2 s heartbeat (its other defaults kept: dead after 12 s, looked
  * for every 4 s), and its defaults' figure is computed from its configuration and marked so.
@@ -97,7 +100,13 @@ import com.zaxxer.hikari.HikariDataSource;
  * With {@code --only restart}, a pass measures K8 alone (and, without {@code --systems}, ours
  * alone: the other systems have no figure for it). The table is printed and written to
  * {@code wheel-timer-benchmarks/target/cluster-report.md}; instance logs and run files stay in
- * {@code wheel-timer-benchmarks/target/cluster/}.
+ * {@code wheel-timer-benchmarks/target/cluster/}. On MariaDB, {@code cluster-report-mariadb.md}
+ * and {@code cluster-mariadb/}.
+ * <p>
+ * The harness's own SQL (which calls a killed instance held, and when they were released) is
+ * the same on both: our tables' names unquoted in capitals, as the scripts create them (MariaDB
+ * on Linux tells case apart; PostgreSQL folds them), and ids and instants bound as our dialect
+ * for the database binds them.
  */
 public final class ClusterBenchmark {
 
@@ -172,7 +181,10 @@ public final class ClusterBenchmark {
 
 	private final Scope scope;
 
-	private final Postgres postgres;
+	private final Database server;
+
+	/** How our tables take ids and instants on this run's database. */
+	private final DurableDialect dialect;
 
 	private Config config;
 
@@ -196,10 +208,11 @@ public final class ClusterBenchmark {
 
 	private long nextCall = 1;
 
-	private ClusterBenchmark(Size size, Scope scope, Postgres postgres) {
+	private ClusterBenchmark(Size size, Scope scope, Database server) {
 		this.size = size;
 		this.scope = scope;
-		this.postgres = postgres;
+		this.server = server;
+		this.dialect = DurableDialect.forPlatform(server.id());
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -209,15 +222,20 @@ public final class ClusterBenchmark {
 		List<Config> configs = configsArgument(args, scope);
 		long start = System.nanoTime();
 		Map<String, Result> results = new LinkedHashMap<>();
-		String postgresVersion;
-		Path root = Path.of("wheel-timer-benchmarks", "target", "cluster");
-		try (Postgres postgres = Postgres.start()) {
-			postgresVersion = postgres.version();
-			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, postgres);
+		String databaseId = Database.argument(args);
+		// PostgreSQL's keep their names, which earlier runs and BENCHMARKS.md refer to.
+		String suffix = databaseId.equals(Database.POSTGRESQL) ? "" : "-" + databaseId;
+		String version;
+		String settings;
+		Path root = Path.of("wheel-timer-benchmarks", "target", "cluster" + suffix);
+		try (Database server = Database.start(databaseId)) {
+			version = server.version();
+			settings = server.settings();
+			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, server);
 			for (Config config : configs) {
 				Result result = new Result();
-				result.commitBefore = postgres.commitMicros();
-				MachineLoad before = MachineLoad.now();
+				result.commitBefore = server.commitMicros();
+				MachineLoad before = MachineLoad.now(server);
 				System.err.printf("== %s%n", config.label);
 				try {
 					benchmark.begin(config, root);
@@ -232,8 +250,8 @@ public final class ClusterBenchmark {
 				finally {
 					benchmark.end();
 				}
-				result.otherCores = MachineLoad.now().otherCoresSince(before, benchmark.childCpuSeconds);
-				result.commitAfter = postgres.commitMicros();
+				result.otherCores = MachineLoad.now(server).otherCoresSince(before, benchmark.childCpuSeconds);
+				result.commitAfter = server.commitMicros();
 				System.err.printf(Locale.ROOT, "  other work on the machine meanwhile: %.2f cores; a commit took %.0f µs "
 						+ "before, %.0f µs after%n", result.otherCores, result.commitBefore, result.commitAfter);
 				if (!config.system.equals("ours")) {
@@ -251,10 +269,10 @@ public final class ClusterBenchmark {
 			}
 		}
 		double minutes = (System.nanoTime() - start) / 60e9;
-		String report = header(size, scope, postgresVersion) + table(results, size, scope)
-				+ footer(size, scope, results, minutes) + targets(results);
+		String report = header(size, scope, version, settings) + table(results, size, scope)
+				+ footer(size, scope, databaseId, results, minutes) + targets(results);
 		System.out.println(report);
-		Path file = root.getParent().resolve("cluster-report.md");
+		Path file = root.getParent().resolve("cluster-report" + suffix + ".md");
 		if (Files.isDirectory(file.getParent())) {
 			Files.writeString(file, report);
 			System.err.println("Written to " + file);
@@ -294,8 +312,8 @@ public final class ClusterBenchmark {
 	private void begin(Config config, Path root) throws Exception {
 		this.config = config;
 		this.database = "cluster_" + config.id.replace('-', '_');
-		this.url = this.postgres.createDatabase(this.database);
-		this.admin = Postgres.pool(this.url, "harness-" + config.id);
+		this.url = this.server.createDatabase(this.database);
+		this.admin = Database.pool(this.url, "harness-" + config.id);
 		this.admin.setMaximumPoolSize(2);
 		this.directory = root.resolve(config.id);
 		Files.createDirectories(this.directory);
@@ -309,7 +327,7 @@ public final class ClusterBenchmark {
 		this.children.clear();
 		this.childCpuSeconds = 0;
 		if (!ours()) {
-			DbSchedulerSystem.createTable(this.admin);
+			DbSchedulerSystem.createTable(this.admin, this.url);
 		}
 	}
 
@@ -455,16 +473,16 @@ public final class ClusterBenchmark {
 
 	/**
 	 * Our rows, as a transaction that made many calls due at the same time would leave them: what
-	 * {@code schema-postgresql.sql} documents, pending, arguments as the method's JSON array.
+	 * our schema scripts document, pending, arguments as the method's JSON array.
 	 */
 	private void writeOursBurst(long first, int count, long due) throws SQLException {
 		try (Connection connection = this.admin.getConnection();
-				PreparedStatement insert = connection.prepareStatement("INSERT INTO wheel_timer_call (id, method_id,"
+				PreparedStatement insert = connection.prepareStatement("INSERT INTO WHEEL_TIMER_CALL (id, method_id,"
 						+ " arguments, due_at, state, attempts) VALUES (?, ?, ?, ?, 'PENDING', 0)")) {
 			connection.setAutoCommit(false);
-			var dueAt = Instant.ofEpochSecond(0, due * 1_000).atOffset(ZoneOffset.UTC);
+			Object dueAt = this.dialect.instant(Instant.ofEpochSecond(0, due * 1_000));
 			for (int i = 0; i < count; i++) {
-				insert.setObject(1, UUID.randomUUID());
+				insert.setObject(1, this.dialect.id(UUID.randomUUID()));
 				insert.setString(2, OURS_METHOD);
 				insert.setString(3, "[" + (first + i) + "," + due + "]");
 				insert.setObject(4, dueAt);
@@ -483,7 +501,7 @@ public final class ClusterBenchmark {
 			.oneTime(DbSchedulerSystem.TASK, DbSchedulerSystem.CallData.class)
 			.execute((instance, context) -> {
 			});
-		SchedulerClient client = SchedulerClient.Builder.create(this.admin, task).build();
+		SchedulerClient client = DbSchedulerSystem.client(this.admin, this.url, task);
 		List<TaskInstance<?>> instances = new ArrayList<>(count);
 		for (int i = 0; i < count; i++) {
 			instances.add(task.instance(Long.toString(first + i), new DbSchedulerSystem.CallData(first + i, due)));
@@ -677,8 +695,8 @@ public final class ClusterBenchmark {
 	private String instanceName(ClusterChild instance) throws SQLException {
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection
-					.prepareStatement("SELECT name FROM wheel_timer_instance WHERE id = CAST(? AS uuid)")) {
-			select.setString(1, instance.instance);
+					.prepareStatement("SELECT name FROM WHEEL_TIMER_INSTANCE WHERE id = ?")) {
+			bindInstance(select, instance);
 			try (ResultSet rows = select.executeQuery()) {
 				return rows.next() ? rows.getString(1) : "?";
 			}
@@ -709,11 +727,11 @@ public final class ClusterBenchmark {
 	private Map<Long, Boolean> held(ClusterChild dead) throws SQLException {
 		Map<Long, Boolean> held = new LinkedHashMap<>();
 		String sql = ours()
-				? "SELECT arguments FROM wheel_timer_call WHERE owner_id = CAST(? AS uuid)"
+				? "SELECT arguments FROM WHEEL_TIMER_CALL WHERE owner_id = ?"
 				: "SELECT task_instance FROM scheduled_tasks WHERE picked AND picked_by = ?";
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(sql)) {
-			select.setString(1, dead.instance);
+			bindInstance(select, dead);
 			try (ResultSet rows = select.executeQuery()) {
 				while (rows.next()) {
 					String text = rows.getString(1);
@@ -748,11 +766,11 @@ public final class ClusterBenchmark {
 	private void awaitHolding(ClusterChild instance) throws Exception {
 		long deadline = CallLog.nowMicros() + 2_000_000 + micros(this.config.look);
 		String inFlight = ours()
-				? "SELECT COUNT(*) FROM wheel_timer_call WHERE state = 'RUNNING' AND owner_id = CAST(? AS uuid)"
+				? "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE state = 'RUNNING' AND owner_id = ?"
 				: heldCount();
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(inFlight)) {
-			select.setString(1, instance.instance);
+			bindInstance(select, instance);
 			boolean seen = false;
 			while (CallLog.nowMicros() < deadline) {
 				try (ResultSet rows = select.executeQuery()) {
@@ -770,15 +788,28 @@ public final class ClusterBenchmark {
 
 	private String heldCount() {
 		return ours()
-				? "SELECT COUNT(*) FROM wheel_timer_call WHERE owner_id = CAST(? AS uuid)"
+				? "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE owner_id = ?"
 				: "SELECT COUNT(*) FROM scheduled_tasks WHERE picked AND picked_by = ?";
+	}
+
+	/**
+	 * What the database knows an instance by, as the first parameter: ours, its instance id, bound
+	 * as our dialect binds ids (a uuid on PostgreSQL, text on MariaDB); db-scheduler, its name.
+	 */
+	private void bindInstance(PreparedStatement statement, ClusterChild instance) throws SQLException {
+		if (ours()) {
+			statement.setObject(1, this.dialect.id(UUID.fromString(instance.instance)));
+		}
+		else {
+			statement.setString(1, instance.instance);
+		}
 	}
 
 	/** When the database stopped showing any call held by the dead instance, polled every 50 ms. */
 	private long awaitReleased(ClusterChild dead, long deadlineMicros) throws Exception {
 		try (Connection connection = this.admin.getConnection();
 				PreparedStatement select = connection.prepareStatement(heldCount())) {
-			select.setString(1, dead.instance);
+			bindInstance(select, dead);
 			while (CallLog.nowMicros() < deadlineMicros) {
 				long now = CallLog.nowMicros();
 				try (ResultSet rows = select.executeQuery()) {
@@ -833,7 +864,7 @@ public final class ClusterBenchmark {
 	}
 
 	private void settle() throws SQLException {
-		this.postgres.settle(this.database);
+		this.server.settle(this.database);
 	}
 
 	private long take(int count) {
@@ -850,15 +881,15 @@ public final class ClusterBenchmark {
 		return micros / 1e6;
 	}
 
-	private static String header(Size size, Scope scope, String postgresVersion) {
+	/** The run's database is in the title: a table of one is not to be read as the other's. */
+	private static String header(Size size, Scope scope, String version, String settings) {
 		return String.format(Locale.ROOT,
-				"## Durable calls on a cluster, with kills, %s pass%s%n%n%s, %s %s, %d cores, %s; PostgreSQL %s "
-						+ "(embedded; synchronous_commit on), one database per system; each instance a JVM of its "
-						+ "own (-Xmx512m), killed with SIGKILL%n%n",
-				size.name().toLowerCase(Locale.ROOT), (scope == Scope.RESTART) ? ", K8 alone" : "", LocalDate.now(),
-				System.getProperty("java.vm.name"),
-				System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
-				System.getProperty("os.name"), postgresVersion);
+				"## Durable calls on a cluster, with kills, on %s, %s pass%s%n%n%s, %s %s, %d cores, %s; %s "
+						+ "(%s), one database per system; each instance a JVM of its own (-Xmx512m), killed with "
+						+ "SIGKILL%n%n",
+				version, size.name().toLowerCase(Locale.ROOT), (scope == Scope.RESTART) ? ", K8 alone" : "",
+				LocalDate.now(), System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+				Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"), version, settings);
 	}
 
 	private static String table(Map<String, Result> results, Size size, Scope scope) {
@@ -920,10 +951,11 @@ public final class ClusterBenchmark {
 		table.append('\n');
 	}
 
-	private static String footer(Size size, Scope scope, Map<String, Result> results, double minutes) {
+	private static String footer(Size size, Scope scope, String database, Map<String, Result> results,
+			double minutes) {
 		StringBuilder footer = new StringBuilder(String.format("%n"));
 		if (scope == Scope.ALL) {
-			footer.append(kills(size));
+			footer.append(kills(size)).append(DbSchedulerSystem.configurations(database)).append(' ');
 		}
 		footer.append(String.format(Locale.ROOT, "K8: the instance is killed %.0f s into its load, once it has a call "
 				+ "in flight, and started again at once with the same settings; the restart is the next one killed. "

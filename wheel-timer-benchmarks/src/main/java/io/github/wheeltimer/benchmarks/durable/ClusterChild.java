@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ClusterChild {
 
-	/** Small heaps: two or three of these share the machine with PostgreSQL and the parent. */
+	/** Small heaps: two or three of these share the machine with the database server and the parent. */
 	private static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx512m");
 
 	/** Alive children, killed if the parent ends without stopping them. */

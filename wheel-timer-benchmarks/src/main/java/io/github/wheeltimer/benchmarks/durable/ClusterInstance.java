@@ -262,7 +262,7 @@ public final class ClusterInstance {
 			// Replaced, not added: a property given twice on the command line binds as both values, joined.
 			properties.putAll(options);
 			List<String> arguments = new ArrayList<>(List.of("--spring.main.banner-mode=off",
-					"--spring.datasource.url=" + url, "--spring.datasource.username=" + Postgres.USER,
+					"--spring.datasource.url=" + url, "--spring.datasource.username=" + Database.user(url),
 					"--spring.datasource.password=", "--wheel-timer.durable.jdbc.initialize-schema=always"));
 			properties.forEach((key, value) -> arguments.add("--" + key + "=" + value));
 			this.context = new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
@@ -372,16 +372,15 @@ public final class ClusterInstance {
 
 		DbSchedulerNode(String url, String name, Map<String, String> options) {
 			this.name = name;
-			this.pool = Postgres.pool(url, name);
+			this.pool = Database.pool(url, name);
 			this.counter = new CountingDataSource(this.pool);
-			SchedulerBuilder builder = Scheduler.create(new TransactionAwareDataSourceProxy(this.counter), this.task)
+			boolean lockAndFetch = Boolean.parseBoolean(options.getOrDefault("lock-and-fetch", "false"));
+			SchedulerBuilder builder = DbSchedulerSystem
+				.scheduler(new TransactionAwareDataSourceProxy(this.counter), url, this.task, lockAndFetch)
 				.schedulerName(new SchedulerName.Fixed(name))
 				.shutdownMaxWait(Duration.ofSeconds(10));
 			if (options.containsKey("poll")) {
 				builder.pollingInterval(duration(options.get("poll")));
-			}
-			if (Boolean.parseBoolean(options.getOrDefault("lock-and-fetch", "false"))) {
-				builder.pollUsingLockAndFetch(1.0, 4.0);
 			}
 			if (options.containsKey("heartbeat")) {
 				builder.heartbeatInterval(duration(options.get("heartbeat")));

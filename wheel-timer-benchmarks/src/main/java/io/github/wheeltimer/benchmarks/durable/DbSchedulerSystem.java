@@ -7,9 +7,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 
+import javax.sql.DataSource;
+
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
+import com.github.kagkarlsson.scheduler.jdbc.JdbcCustomization;
+import com.github.kagkarlsson.scheduler.jdbc.MariaDBJdbcCustomization;
+import com.github.kagkarlsson.scheduler.jdbc.MySQL8JdbcCustomization;
+import com.github.kagkarlsson.scheduler.task.Task;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
@@ -27,6 +33,19 @@ import org.springframework.transaction.support.TransactionTemplate;
  * its README says to do for scheduling inside a transaction: in a transaction of the
  * {@link DataSourceTransactionManager} on the same counting DataSource, the call's insert is part
  * of the caller's transaction; outside one, it runs on a connection of its own, in autocommit.
+ * <p>
+ * Its {@code JdbcCustomization}, the SQL it writes for a database. On PostgreSQL, the one it
+ * detects itself, {@code PostgreSqlJdbcCustomization}: timestamps with a zone; lock-and-fetch in
+ * one statement, an {@code UPDATE ... RETURNING} over a {@code SELECT ... FOR UPDATE SKIP LOCKED}.
+ * On MariaDB ({@link #customization}), with timestamps persisted in UTC, as it asks for on MySQL
+ * and MariaDB (their {@code TIMESTAMP} has no zone): the defaults get
+ * {@code MariaDBJdbcCustomization}, the one it detects there. That one refuses lock-and-fetch
+ * ({@code supportsGenericLockAndFetch()} is false in 16.12: its query would put
+ * {@code FOR UPDATE SKIP LOCKED} before the {@code ORDER BY}), so the tuned configuration gets
+ * {@code MySQL8JdbcCustomization}, the same but for that query, which it writes in the order
+ * MariaDB 10.6 and later accept ({@code ... ORDER BY execution_time LIMIT n FOR UPDATE SKIP
+ * LOCKED}): its generic lock-and-fetch, that query and a batch of updates that mark the rows
+ * picked, in one transaction.
  */
 final class DbSchedulerSystem implements DurableSystem {
 
@@ -38,6 +57,8 @@ final class DbSchedulerSystem implements DurableSystem {
 	private final String label;
 
 	private final boolean tuned;
+
+	private final String url;
 
 	private final HikariDataSource pool;
 
@@ -56,22 +77,28 @@ final class DbSchedulerSystem implements DurableSystem {
 	private DbSchedulerSystem(String label, boolean tuned, String url) throws SQLException {
 		this.label = label;
 		this.tuned = tuned;
-		this.pool = Postgres.pool(url, label);
-		createTable(this.pool);
+		this.url = url;
+		this.pool = Database.pool(url, label);
+		createTable(this.pool, url);
 		this.counter = new CountingDataSource(this.pool);
 		this.dataSource = new TransactionAwareDataSourceProxy(this.counter);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.counter));
 	}
 
-	/** Everything as it comes: polling every 10 s, the {@code fetch} strategy. */
+	/**
+	 * Everything as it comes: polling every 10 s, the {@code fetch} strategy (a {@code SELECT} of
+	 * due executions, then an {@code UPDATE ... WHERE version = ?} per execution to pick it).
+	 */
 	static DbSchedulerSystem defaults(String url) throws SQLException {
 		return new DbSchedulerSystem("db-scheduler (defaults)", false, url);
 	}
 
 	/**
-	 * Its finest sensible settings for short delays on PostgreSQL: polling every 100 ms, and the
-	 * {@code lock-and-fetch} strategy (one {@code SELECT ... FOR UPDATE SKIP LOCKED} that picks
-	 * and returns due executions), with the batch sizes its README gives for high throughput.
+	 * Its finest sensible settings for short delays: polling every 100 ms, and the
+	 * {@code lock-and-fetch} strategy (on PostgreSQL one statement that picks and returns due
+	 * executions; on MariaDB a {@code SELECT ... FOR UPDATE SKIP LOCKED} and a batch of updates in
+	 * one transaction), with the batch sizes its README gives for high throughput
+	 * ({@link #scheduler}).
 	 */
 	static DbSchedulerSystem tuned(String url) throws SQLException {
 		return new DbSchedulerSystem("db-scheduler (tuned)", true, url);
@@ -86,7 +113,7 @@ final class DbSchedulerSystem implements DurableSystem {
 	public Backlog prepareBacklog(long firstCall, int count) {
 		// A client alone schedules, as an application instance that runs no scheduler would:
 		// nothing runs the calls until start().
-		SchedulerClient client = SchedulerClient.Builder.create(this.dataSource, this.task).build();
+		SchedulerClient client = client(this.dataSource, this.url, this.task);
 		CountingDataSource.Counts before = this.counter.counts();
 		Instant due = Instant.now();
 		for (int i = 0; i < count; i++) {
@@ -99,9 +126,10 @@ final class DbSchedulerSystem implements DurableSystem {
 
 	@Override
 	public void start() {
-		SchedulerBuilder builder = Scheduler.create(this.dataSource, this.task).shutdownMaxWait(SHUTDOWN_MAX_WAIT);
+		SchedulerBuilder builder = scheduler(this.dataSource, this.url, this.task, this.tuned)
+			.shutdownMaxWait(SHUTDOWN_MAX_WAIT);
 		if (this.tuned) {
-			builder.pollingInterval(Duration.ofMillis(100)).pollUsingLockAndFetch(1.0, 4.0);
+			builder.pollingInterval(Duration.ofMillis(100));
 		}
 		this.scheduler = builder.build();
 		this.scheduler.start();
@@ -138,11 +166,62 @@ final class DbSchedulerSystem implements DurableSystem {
 	}
 
 	/**
-	 * The table its README documents for PostgreSQL, with its indexes, created before anything
-	 * is counted.
+	 * A scheduler on the database of {@code url}, with the customization it needs there.
+	 * @param lockAndFetch whether it polls with {@code lock-and-fetch} (with the batch sizes its
+	 * README gives for high throughput) rather than its default, {@code fetch}
 	 */
-	static void createTable(HikariDataSource pool) throws SQLException {
+	static SchedulerBuilder scheduler(DataSource dataSource, String url, Task<?> task, boolean lockAndFetch) {
+		SchedulerBuilder builder = Scheduler.create(dataSource, task);
+		if (Database.isMariaDb(url)) {
+			builder.jdbcCustomization(customization(lockAndFetch));
+		}
+		if (lockAndFetch) {
+			builder.pollUsingLockAndFetch(1.0, 4.0);
+		}
+		return builder;
+	}
+
+	/** What the report says of its configurations on a run's database. */
+	static String configurations(String database) {
+		return database.equals(Database.MARIADB)
+				? "db-scheduler on MariaDB, timestamps in UTC: defaults poll with fetch through "
+						+ "MariaDBJdbcCustomization, the one it detects; tuned with lock-and-fetch (1.0, 4.0) through "
+						+ "MySQL8JdbcCustomization, MariaDB's refusing lock-and-fetch in 16.12 (a SELECT ... LIMIT ... FOR "
+						+ "UPDATE SKIP LOCKED, then a batch of updates, in one transaction)."
+				: "db-scheduler on PostgreSQL, through PostgreSqlJdbcCustomization, the one it detects: defaults poll "
+						+ "with fetch; tuned with lock-and-fetch (1.0, 4.0), one UPDATE ... RETURNING.";
+	}
+
+	/** A client alone, writing as the scheduler reads: the same timestamps. */
+	static SchedulerClient client(DataSource dataSource, String url, Task<?> task) {
+		SchedulerClient.Builder builder = SchedulerClient.Builder.create(dataSource, task);
+		if (Database.isMariaDb(url)) {
+			builder.jdbcCustomization(customization(false));
+		}
+		return builder.build();
+	}
+
+	/**
+	 * On MariaDB: its own customization, or MySQL 8's for lock-and-fetch, which its own refuses
+	 * (both extend {@code MySQLBaseJdbcCustomization}: the same timestamps, limits and data). Given
+	 * rather than detected, with timestamps in UTC (what the scheduler's
+	 * {@code alwaysPersistTimestampInUTC()} would set), because the client has no such setting,
+	 * and must write them as the scheduler reads them.
+	 */
+	private static JdbcCustomization customization(boolean lockAndFetch) {
+		return lockAndFetch ? new MySQL8JdbcCustomization(true) : new MariaDBJdbcCustomization(true);
+	}
+
+	/**
+	 * The table its README documents for the database of {@code url}, with its indexes, created
+	 * before anything is counted.
+	 */
+	static void createTable(HikariDataSource pool, String url) throws SQLException {
 		try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+			if (Database.isMariaDb(url)) {
+				createMySqlTable(statement);
+				return;
+			}
 			statement.execute("""
 					CREATE TABLE scheduled_tasks (
 					    task_name TEXT NOT NULL,
@@ -163,6 +242,33 @@ final class DbSchedulerSystem implements DurableSystem {
 			statement.execute(
 					"CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)");
 		}
+	}
+
+	/**
+	 * The same table in MySQL's and MariaDB's types: {@code TIMESTAMP(6)} for its instants (to the
+	 * microsecond, in UTC as the customization writes them), keys of 100 characters, the data a
+	 * {@code BLOB}, indexes declared with the table.
+	 */
+	private static void createMySqlTable(Statement statement) throws SQLException {
+		statement.execute("""
+				CREATE TABLE scheduled_tasks (
+				    task_name VARCHAR(100) NOT NULL,
+				    task_instance VARCHAR(100) NOT NULL,
+				    task_data BLOB,
+				    execution_time TIMESTAMP(6) NOT NULL,
+				    picked BOOLEAN NOT NULL,
+				    picked_by VARCHAR(50),
+				    last_success TIMESTAMP(6) NULL,
+				    last_failure TIMESTAMP(6) NULL,
+				    consecutive_failures INT,
+				    last_heartbeat TIMESTAMP(6) NULL,
+				    version BIGINT NOT NULL,
+				    priority SMALLINT,
+				    PRIMARY KEY (task_name, task_instance),
+				    INDEX execution_time_idx (execution_time),
+				    INDEX last_heartbeat_idx (last_heartbeat),
+				    INDEX priority_execution_time_idx (priority DESC, execution_time ASC)
+				) ENGINE = InnoDB""");
 	}
 
 	/**

@@ -18,15 +18,23 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
 
 /**
  * Durable delayed calls side by side: ours ({@code @DelayedExecution(durable = true)}) and
- * db-scheduler, at its defaults and tuned, one after the other in one run, on one real PostgreSQL
- * started in this process, each system on a fresh database of its own.
+ * db-scheduler, at its defaults and tuned, one after the other in one run, on one real database
+ * server started in this process, PostgreSQL or MariaDB, each system on a fresh database of its
+ * own.
  *
  * <pre>
- * wheel-timer-benchmarks/run-durable                 # builds, then the full pass (about 4 minutes)
- * wheel-timer-benchmarks/run-durable --quick         # smaller counts, shorter waits (about 2 minutes)
- * wheel-timer-benchmarks/run-durable --systems ours  # some systems only: ours, defaults, tuned
+ * wheel-timer-benchmarks/run-durable                     # builds, then the full pass (about 4 minutes)
+ * wheel-timer-benchmarks/run-durable --quick             # smaller counts, shorter waits (about 2 minutes)
+ * wheel-timer-benchmarks/run-durable --systems ours      # some systems only: ours, defaults, tuned
+ * wheel-timer-benchmarks/run-durable --database mariadb  # on MariaDB 10.11 (default: postgresql)
  * </pre>
  *
+ * On PostgreSQL ({@link Postgres}) the systems use its driver; on MariaDB ({@link MariaDb}),
+ * MariaDB's, through which our starter picks its MySQL dialect by itself. db-scheduler's defaults
+ * poll with {@code fetch} through {@code MariaDBJdbcCustomization}, the one it detects; tuned
+ * polls with its generic lock-and-fetch, which that one refuses, through
+ * {@code MySQL8JdbcCustomization} ({@link DbSchedulerSystem} says why, and what each sends).
+ * <p>
  * For each system, in this order, with one instance alive from the burst to the end:
  * <ol>
  * <li>D3, burst: {@code N} calls are written with no instance running, and all are overdue when
@@ -42,12 +50,13 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * calls were scheduled, waited and ran, over their number; and the same for the burst.</li>
  * </ol>
  * Between steps the system's database is vacuumed, analyzed and checkpointed
- * ({@link Postgres#settle}), so that no step pays for PostgreSQL's tidying after an earlier one,
- * and each starts with the statistics autovacuum would have gathered given time: for the burst,
- * those of the table full of overdue calls.
- * The table is printed and written to {@code wheel-timer-benchmarks/target/durable-report.md}; the
- * statements behind each count go to the log. The test command does not run any of it, and no
- * test asserts a speed.
+ * ({@link Database#settle}; on MariaDB: purge, {@code ANALYZE TABLE}, dirty pages flushed), so that
+ * no step pays for the server's tidying after an earlier one, and each starts with the statistics
+ * its background work would have gathered given time: for the burst, those of the table full of
+ * overdue calls.
+ * The table is printed and written to {@code wheel-timer-benchmarks/target/durable-report.md}
+ * ({@code durable-report-mariadb.md} on MariaDB); the statements behind each count go to the log.
+ * The test command does not run any of it, and no test asserts a speed.
  */
 public final class DurableBenchmark {
 
@@ -64,34 +73,37 @@ public final class DurableBenchmark {
 
 	private final Size size;
 
-	private final Postgres postgres;
+	private final Database server;
 
 	/** The database of the system being measured. */
 	private String database;
 
 	private long nextCall = 1;
 
-	private DurableBenchmark(Size size, Postgres postgres) {
+	private DurableBenchmark(Size size, Database server) {
 		this.size = size;
-		this.postgres = postgres;
+		this.server = server;
 	}
 
 	public static void main(String[] args) throws Exception {
 		List<String> arguments = Arrays.asList(args);
 		Size size = arguments.contains("--quick") ? Size.QUICK : Size.FULL;
 		List<String> systems = systemsArgument(args);
+		String databaseId = Database.argument(args);
 		Map<String, Result> results = new LinkedHashMap<>();
-		String postgresVersion;
-		try (Postgres postgres = Postgres.start()) {
-			postgresVersion = postgres.version();
-			DurableBenchmark benchmark = new DurableBenchmark(size, postgres);
+		String version;
+		String settings;
+		try (Database server = Database.start(databaseId)) {
+			version = server.version();
+			settings = String.format("%s; %s between steps", server.settings(), server.betweenSteps());
+			DurableBenchmark benchmark = new DurableBenchmark(size, server);
 			for (String system : systems) {
 				benchmark.database = "bench_" + system;
-				String url = postgres.createDatabase(benchmark.database);
+				String url = server.createDatabase(benchmark.database);
 				String label = system;
 				Result result = new Result();
-				result.commitBefore = postgres.commitMicros();
-				MachineLoad before = MachineLoad.now();
+				result.commitBefore = server.commitMicros();
+				MachineLoad before = MachineLoad.now(server);
 				try (DurableSystem durable = create(system, url)) {
 					label = durable.label();
 					System.err.printf("== %s%n", label);
@@ -104,17 +116,19 @@ public final class DurableBenchmark {
 					ex.printStackTrace();
 					result.failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 				}
-				result.otherCores = MachineLoad.now().otherCoresSince(before);
-				result.commitAfter = postgres.commitMicros();
+				result.otherCores = MachineLoad.now(server).otherCoresSince(before);
+				result.commitAfter = server.commitMicros();
 				System.err.printf(Locale.ROOT, "  other work on the machine meanwhile: %.2f cores; a commit took %.0f µs "
 						+ "before, %.0f µs after%n", result.otherCores, result.commitBefore, result.commitAfter);
 				results.put(label, result);
 				System.gc();
 			}
 		}
-		String report = header(size, postgresVersion) + table(results, size) + footer(size, results);
+		String report = header(size, version, settings) + table(results, size) + footer(size, databaseId, results);
 		System.out.println(report);
-		Path file = Path.of("wheel-timer-benchmarks", "target", "durable-report.md");
+		// PostgreSQL's keeps its name, which earlier runs and BENCHMARKS.md refer to.
+		String suffix = databaseId.equals(Database.POSTGRESQL) ? "" : "-" + databaseId;
+		Path file = Path.of("wheel-timer-benchmarks", "target", "durable-report" + suffix + ".md");
 		if (Files.isDirectory(file.getParent())) {
 			Files.writeString(file, report);
 			System.err.println("Written to " + file);
@@ -292,7 +306,7 @@ public final class DurableBenchmark {
 	}
 
 	private void settle() throws SQLException {
-		this.postgres.settle(this.database);
+		this.server.settle(this.database);
 	}
 
 	/** Numbers for {@code count} new calls: no two calls of the run share a number. */
@@ -316,14 +330,14 @@ public final class DurableBenchmark {
 		}
 	}
 
-	private static String header(Size size, String postgresVersion) {
+	/** The run's database is in the title: a table of one is not to be read as the other's. */
+	private static String header(Size size, String version, String settings) {
 		return String.format(Locale.ROOT,
-				"## Durable delayed calls, %s pass%n%n%s, %s %s, %d cores, %s; PostgreSQL %s (embedded; "
-						+ "synchronous_commit on; VACUUM ANALYZE and CHECKPOINT between steps), one database "
-						+ "per system%n%n",
-				size.name().toLowerCase(Locale.ROOT), LocalDate.now(), System.getProperty("java.vm.name"),
+				"## Durable delayed calls on %s, %s pass%n%n%s, %s %s, %d cores, %s; %s (%s), one database per "
+						+ "system%n%n",
+				version, size.name().toLowerCase(Locale.ROOT), LocalDate.now(), System.getProperty("java.vm.name"),
 				System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
-				System.getProperty("os.name"), postgresVersion);
+				System.getProperty("os.name"), version, settings);
 	}
 
 	private static String table(Map<String, Result> results, Size size) {
@@ -371,17 +385,18 @@ public final class DurableBenchmark {
 		table.append('\n');
 	}
 
-	private static String footer(Size size, Map<String, Result> results) {
+	private static String footer(Size size, String database, Map<String, Result> results) {
 		StringBuilder footer = new StringBuilder(String.format(Locale.ROOT,
 				"%nD1: %,d calls of each kind, alternating in %d rounds, after %,d unmeasured, due in an hour; "
 						+ "the median of the rounds' means. D2: lateness against the due time read before each "
 						+ "call; \"early\" ran before it. D4 paced: everything sent while the D2 calls were "
 						+ "scheduled, waited (polling included) and ran, over their number; burst: the D3 calls' "
-						+ "scheduling and their run. A batch counts as one statement; commits are counted apart.%n%n"
+						+ "scheduling and their run. A batch counts as one statement; commits are counted apart. "
+						+ "%s%n%n"
 						+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for "
 						+ "figures worth comparing), and what a one-row autocommit insert took before and after "
 						+ "(the disk's flush):",
-				size.schedule, ROUNDS, size.scheduleWarmUp));
+				size.schedule, ROUNDS, size.scheduleWarmUp, DbSchedulerSystem.configurations(database)));
 		results.forEach((label, result) -> footer.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f/%.0f µs;",
 				label, result.otherCores, result.commitBefore, result.commitAfter)));
 		footer.setLength(footer.length() - 1);

@@ -6,7 +6,7 @@ import java.time.Instant;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * One system of durable delayed calls, on its own fresh database of the shared PostgreSQL. Every
+ * One system of durable delayed calls, on its own fresh database of the run's server. Every
  * call it runs reports to {@link CallLog#ran(long, long)} with the number and the due time it was
  * given.
  */

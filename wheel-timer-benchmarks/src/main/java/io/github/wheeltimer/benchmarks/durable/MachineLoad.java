@@ -3,16 +3,18 @@ package io.github.wheeltimer.benchmarks.durable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 /**
  * How busy the machine was with work other than this run: all CPU time the kernel counted as busy,
- * less this JVM's and the PostgreSQL server's. On 2 shared cores, a test build running beside a
+ * less this JVM's and the database server's. On 2 shared cores, a test build running beside a
  * system's turn changes its figures; the log says so rather than leave it to be guessed. Linux
  * only ({@code /proc}); elsewhere it reports nothing.
  * <p>
- * Approximate: the time of a PostgreSQL process that ended during the turn (an autovacuum worker)
- * counts as other work.
+ * PostgreSQL is a process per connection, found by name; MariaDB one process, found by its id
+ * (a test build's MariaDB servers, of the same name, are other work). Approximate: the time of a
+ * PostgreSQL process that ended during the turn (an autovacuum worker) counts as other work.
  */
 final class MachineLoad {
 
@@ -33,9 +35,12 @@ final class MachineLoad {
 		this.nanoTime = nanoTime;
 	}
 
-	static MachineLoad now() {
+	static MachineLoad now(Database database) {
 		try {
-			return new MachineLoad(machineBusy(), processTicks(Path.of("/proc/self/stat")) + postgresTicks(),
+			OptionalLong server = database.serverPid();
+			long serverTicks = server.isPresent()
+					? processTicks(Path.of("/proc", Long.toString(server.getAsLong()), "stat")) : postgresTicks();
+			return new MachineLoad(machineBusy(), processTicks(Path.of("/proc/self/stat")) + serverTicks,
 					System.nanoTime());
 		}
 		catch (IOException | RuntimeException ex) {
@@ -58,7 +63,7 @@ final class MachineLoad {
 
 	/**
 	 * As {@link #otherCoresSince(MachineLoad)}, where processes of the run other than this JVM and
-	 * PostgreSQL (child JVMs) used {@code runCpuSeconds} meanwhile.
+	 * the database server (child JVMs) used {@code runCpuSeconds} meanwhile.
 	 */
 	double otherCoresSince(MachineLoad earlier, double runCpuSeconds) {
 		double cores = otherCoresSince(earlier);

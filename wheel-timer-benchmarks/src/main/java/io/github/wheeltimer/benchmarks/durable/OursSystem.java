@@ -21,7 +21,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Ours: {@code @DelayedExecution(durable = true)} in a Spring Boot application (no web server)
  * with everything at its defaults, its DataSource configured from {@code spring.datasource.*} as
- * an application's would be. The only settings: the database, and creating our tables in it.
+ * an application's would be. The only settings: the database, and creating our tables in it. The
+ * starter finds its dialect from the DataSource (PostgreSQL's, or MySQL's under MariaDB's name),
+ * and creates the tables from that dialect's script.
  * <p>
  * Our delay is fixed per method, so each {@link Delay} is a method of {@link Targets}. A bean
  * post-processor wraps the application's DataSource in a {@link CountingDataSource}: every
@@ -115,7 +117,7 @@ public final class OursSystem implements DurableSystem {
 		return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
 			.run("--spring.main.banner-mode=off", "--spring.datasource.url=" + this.url,
-					"--spring.datasource.username=" + Postgres.USER, "--spring.datasource.password=",
+					"--spring.datasource.username=" + Database.user(this.url), "--spring.datasource.password=",
 					"--wheel-timer.durable.jdbc.initialize-schema=always");
 	}
 

@@ -5,17 +5,16 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.OptionalLong;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
- * One real PostgreSQL server for the whole run, started from the binaries in a Maven artifact
- * (no service, no Docker), with a fresh database per system: no system sees another's tables,
- * rows or dead tuples, and none pays for another's vacuum.
+ * One real PostgreSQL server for the whole run (the default {@link Database}), started from the
+ * binaries in a Maven artifact (no service, no Docker), with a fresh database per system: no
+ * system sees another's tables, rows or dead tuples, and none pays for another's vacuum.
  * <p>
  * {@code synchronous_commit} is put back to PostgreSQL's default, {@code on}: the embedded server
  * turns it off, which would make every commit free of the WAL flush a real database pays for.
@@ -27,7 +26,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * instead ({@link #settle(String)}), outside of any measurement, for every system alike; the timed
  * checkpoints are put off past the run's end and autovacuum is off.
  */
-final class Postgres implements AutoCloseable {
+final class Postgres implements Database {
 
 	static final String USER = "postgres";
 
@@ -45,8 +44,13 @@ final class Postgres implements AutoCloseable {
 			.start());
 	}
 
-	/** Creates a new, empty database and returns its JDBC URL. */
-	String createDatabase(String name) throws SQLException {
+	@Override
+	public String id() {
+		return POSTGRESQL;
+	}
+
+	@Override
+	public String createDatabase(String name) throws SQLException {
 		// A name, not input: the harness's own "bench_" + system.
 		try (Connection connection = this.server.getPostgresDatabase().getConnection();
 				Statement statement = connection.createStatement()) {
@@ -60,7 +64,8 @@ final class Postgres implements AutoCloseable {
 	 * Vacuums and analyzes a system's database and writes every dirty page out, so that no step
 	 * pays for the leftovers of an earlier one.
 	 */
-	void settle(String database) throws SQLException {
+	@Override
+	public void settle(String database) throws SQLException {
 		try (Connection connection = this.server.getDatabase(USER, database).getConnection();
 				Statement statement = connection.createStatement()) {
 			statement.execute("VACUUM ANALYZE");
@@ -68,12 +73,9 @@ final class Postgres implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * The mean time of a one-row insert in autocommit, in µs, over a scratch table of the server's
-	 * own database: mostly the WAL flush of its commit, the disk's share of every figure. Measured
-	 * before and after each system's turn; on a disk that other work shares, it moves.
-	 */
-	double commitMicros() throws SQLException {
+	/** Over a scratch table of the server's own database: mostly the WAL flush of its commit. */
+	@Override
+	public double commitMicros() throws SQLException {
 		int inserts = 200;
 		try (Connection connection = this.server.getPostgresDatabase().getConnection();
 				Statement statement = connection.createStatement()) {
@@ -92,15 +94,6 @@ final class Postgres implements AutoCloseable {
 		return "jdbc:postgresql://localhost:" + this.server.getPort() + "/" + database;
 	}
 
-	/** A pool like Spring Boot's default one (HikariCP, 10 connections), for a system that builds its own. */
-	static HikariDataSource pool(String url, String name) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(url);
-		config.setUsername(USER);
-		config.setPoolName(name);
-		return new HikariDataSource(config);
-	}
-
 	/** One value of a query, such as a row count, outside of any system's counting. */
 	static long queryForLong(DataSource dataSource, String sql) throws SQLException {
 		try (Connection connection = dataSource.getConnection();
@@ -111,10 +104,26 @@ final class Postgres implements AutoCloseable {
 		}
 	}
 
-	String version() throws SQLException {
+	@Override
+	public String version() throws SQLException {
 		try (Connection connection = this.server.getPostgresDatabase().getConnection()) {
-			return connection.getMetaData().getDatabaseProductVersion();
+			return "PostgreSQL " + connection.getMetaData().getDatabaseProductVersion();
 		}
+	}
+
+	@Override
+	public String settings() {
+		return "embedded; synchronous_commit on";
+	}
+
+	@Override
+	public String betweenSteps() {
+		return "VACUUM ANALYZE and CHECKPOINT";
+	}
+
+	@Override
+	public OptionalLong serverPid() {
+		return OptionalLong.empty();
 	}
 
 	@Override

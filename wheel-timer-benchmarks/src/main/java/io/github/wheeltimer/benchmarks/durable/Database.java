@@ -1,0 +1,111 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.OptionalLong;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * The one server a run measures every system on, started by the harness itself: PostgreSQL
+ * ({@code --database postgresql}, the default) or MariaDB ({@code --database mariadb}), with a
+ * fresh database per system.
+ * <p>
+ * The systems see a JDBC URL and nothing else, as an application sees its
+ * {@code spring.datasource.url}: the driver, the user, our dialect and db-scheduler's
+ * {@code JdbcCustomization} all follow from it, so that a child JVM of the cluster harness, which
+ * only gets the URL, sets itself up as the parent does.
+ */
+interface Database extends AutoCloseable {
+
+	/** The default, so that a run without the option measures what the earlier runs did. */
+	String POSTGRESQL = "postgresql";
+
+	String MARIADB = "mariadb";
+
+	/**
+	 * Starts the server the run asked for.
+	 * @param id {@code postgresql} or {@code mariadb}
+	 */
+	static Database start(String id) throws IOException, SQLException {
+		return switch (id) {
+			case POSTGRESQL -> Postgres.start();
+			case MARIADB -> MariaDb.start();
+			default -> throw new IllegalArgumentException(
+					"Unknown database " + id + ", expected one of " + List.of(POSTGRESQL, MARIADB));
+		};
+	}
+
+	/** The value of {@code --database}, PostgreSQL without it. */
+	static String argument(String[] args) {
+		for (int i = 0; i < args.length - 1; i++) {
+			if (args[i].equals("--database")) {
+				return args[i + 1];
+			}
+		}
+		return POSTGRESQL;
+	}
+
+	/** {@code postgresql} or {@code mariadb}: the platform's name, as Spring Boot and our dialects call it. */
+	String id();
+
+	/**
+	 * Creates a new, empty database and returns its JDBC URL.
+	 * @param name the harness's own name for it, not input
+	 */
+	String createDatabase(String name) throws SQLException;
+
+	/**
+	 * The server's tidying-up after an earlier step, done between steps for every system alike, so
+	 * that none lands on a measurement; and fresh statistics for the planner.
+	 * @param database a name {@link #createDatabase} was given
+	 */
+	void settle(String database) throws SQLException;
+
+	/**
+	 * The mean time of a one-row insert in autocommit, in µs, over a scratch table outside of the
+	 * systems' databases: mostly the log flush of its commit, the disk's share of every figure.
+	 * Measured before and after each system's turn; on a disk that other work shares, it moves.
+	 */
+	double commitMicros() throws SQLException;
+
+	/** The product and its version, such as {@code MariaDB 10.11.5}. */
+	String version() throws SQLException;
+
+	/** What the report says of the server's settings. */
+	String settings();
+
+	/** What the report says {@link #settle} does. */
+	String betweenSteps();
+
+	/**
+	 * The server's process, where it is one process whose CPU time {@link MachineLoad} can read by
+	 * its id; empty for PostgreSQL, a process per connection, which it finds by name.
+	 */
+	OptionalLong serverPid();
+
+	@Override
+	void close() throws IOException;
+
+	/** Whether a URL is MariaDB's: its driver's scheme. */
+	static boolean isMariaDb(String url) {
+		return url.startsWith("jdbc:mariadb:");
+	}
+
+	/** The user every connection of a run logs in as: each server's superuser, with no password. */
+	static String user(String url) {
+		return isMariaDb(url) ? MariaDb.USER : Postgres.USER;
+	}
+
+	/** A pool like Spring Boot's default one (HikariCP, 10 connections), for a system that builds its own. */
+	static HikariDataSource pool(String url, String name) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url);
+		config.setUsername(user(url));
+		config.setPoolName(name);
+		return new HikariDataSource(config);
+	}
+
+}
