@@ -1,11 +1,13 @@
 /**
  * Durable delayed calls measured side by side: ours ({@code @DelayedExecution(durable = true)})
- * and db-scheduler 16.12, at its defaults and tuned, on one PostgreSQL started in this process.
+ * and db-scheduler 16.12, at its defaults and tuned, on one PostgreSQL or MariaDB started in this
+ * process ({@code --database postgresql}, the default, or {@code --database mariadb}).
  * <p>
  * From the root of the repository:
  * <pre>
  * wheel-timer-benchmarks/run-durable           # builds, then the full pass
  * wheel-timer-benchmarks/run-durable --quick   # a smaller pass
+ * wheel-timer-benchmarks/run-durable --quick --database mariadb   # the same on MariaDB 10.11
  * </pre>
  * {@link io.github.wheeltimer.benchmarks.durable.DurableBenchmark} says what each row measures.
  * <p>
