@@ -6,7 +6,6 @@ import java.net.ServerSocket;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -35,17 +34,17 @@ import org.springframework.util.FileSystemUtils;
  * (no service, no Docker), with a fresh database per system, as {@link Postgres} has.
  * <p>
  * Commits are durable, as on a real server: {@code innodb_flush_log_at_trx_commit=1}, the server's
- * default, stated on the command line so that no configuration can change it: every commit waits
- * for its redo log flush, as PostgreSQL's does with {@code synchronous_commit} on (with 2, which a
- * test server may use, a commit would only reach the OS). No binary log, the server's default: a
+ * default, stated on the command line so that the figures do not rest on a default: every commit
+ * waits for its redo log flush, as PostgreSQL's does with {@code synchronous_commit} on (with 2,
+ * which a test server may use, a commit would only reach the OS). No binary log, the server's default: a
  * replicated server would also write one at each commit. The server runs in UTC, and its character
  * set is utf8mb4, an application's usual one (our tables declare it; db-scheduler's take the
  * server's).
  * <p>
  * Background work, as PostgreSQL has it: InnoDB purges the undo of changed and deleted rows (its
  * vacuum), recalculates a table's statistics once a tenth of its rows changed (its autoanalyze),
- * and writes dirty pages out as its redo log fills (its checkpoints). Each landed on whichever
- * system was measured then, and the statistics decided its query plans. So {@link #settle} makes
+ * and writes dirty pages out as its redo log fills (its checkpoints). Any of them would land on
+ * whichever system was measured then, and the statistics decide its query plans. So {@link #settle} makes
  * purge catch up, analyzes the system's tables and writes every dirty page out, between steps and
  * for every system alike; automatic statistics are off ({@code innodb_stats_auto_recalc}), and the
  * redo log is 1 GB, PostgreSQL's {@code max_wal_size}, where the default 96 MB would force flushing
@@ -99,7 +98,13 @@ final class MariaDb implements Database {
 		Path base = installation();
 		Path data = Files.createTempDirectory("wheel-timer-bench-mariadb-data-");
 		String user = System.getProperty("user.name");
-		bootstrap(base, data, user);
+		try {
+			bootstrap(base, data, user);
+		}
+		catch (IOException ex) {
+			FileSystemUtils.deleteRecursively(data.toFile());
+			throw ex;
+		}
 		int port = freePort();
 		ProcessBuilder builder = new ProcessBuilder(base.resolve("bin/mariadbd").toString(), "--no-defaults",
 				"--basedir=" + base, "--datadir=" + data, "--user=" + user, "--port=" + port,
@@ -145,7 +150,9 @@ final class MariaDb implements Database {
 		Files.createDirectories(base);
 		Path complete = base.resolve(".complete");
 		try (FileChannel channel = FileChannel.open(base.resolve(".lock"), StandardOpenOption.CREATE,
-				StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+				StandardOpenOption.WRITE)) {
+			// Held until the channel closes.
+			channel.lock();
 			if (!Files.exists(complete)) {
 				System.err.printf("Unpacking MariaDB %s into %s%n", VERSION, base);
 				try (FileSystem artifact = FileSystems.newFileSystem(jar);
@@ -206,7 +213,8 @@ final class MariaDb implements Database {
 	private void awaitAnswer() throws IOException {
 		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
 		while (true) {
-			try (Connection connection = connect("mysql")) {
+			try {
+				connect("mysql").close();
 				return;
 			}
 			catch (SQLException notYet) {
