@@ -1,7 +1,9 @@
 package io.github.wheeltimer.benchmarks.durable;
 
 import java.io.IOException;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -69,7 +71,22 @@ interface Database extends AutoCloseable {
 	 * systems' databases: mostly the log flush of its commit, the disk's share of every figure.
 	 * Measured before and after each system's turn; on a disk that other work shares, it moves.
 	 */
-	double commitMicros() throws SQLException;
+	default double commitMicros() throws SQLException {
+		int inserts = 200;
+		try (Connection connection = probe(); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS commit_probe (id INT)");
+			long start = System.nanoTime();
+			for (int i = 0; i < inserts; i++) {
+				statement.execute("INSERT INTO commit_probe VALUES (1)");
+			}
+			double micros = (System.nanoTime() - start) / 1e3 / inserts;
+			statement.execute("TRUNCATE commit_probe");
+			return micros;
+		}
+	}
+
+	/** A connection, in autocommit, to a database of the server's own that no system uses. */
+	Connection probe() throws SQLException;
 
 	/** The product and its version, such as {@code MariaDB 10.11.5}. */
 	String version() throws SQLException;
