@@ -266,14 +266,7 @@ final class MariaDb implements Database {
 		try (Connection connection = connect("mysql"); Statement statement = connection.createStatement()) {
 			// Purge frees the undo of transactions every 128 batches; every batch, for the moment, so
 			// that the history it reports falls to nothing once it has caught up.
-			String truncateEvery = globalVariable(statement, "innodb_purge_rseg_truncate_frequency");
-			statement.execute("SET GLOBAL innodb_purge_rseg_truncate_frequency = 1");
-			try {
-				awaitDrained(statement, "Innodb_history_list_length");
-			}
-			finally {
-				statement.execute("SET GLOBAL innodb_purge_rseg_truncate_frequency = " + truncateEvery);
-			}
+			awaitDrained(statement, "Innodb_history_list_length", "innodb_purge_rseg_truncate_frequency", "1");
 			List<String> tables = tables(connection, database);
 			if (!tables.isEmpty()) {
 				statement.execute("ANALYZE TABLE " + tables.stream()
@@ -281,14 +274,7 @@ final class MariaDb implements Database {
 					.collect(Collectors.joining(", ")));
 			}
 			// The page cleaner flushes down to this share of dirty pages: none, for the moment.
-			String dirtyShare = globalVariable(statement, "innodb_max_dirty_pages_pct");
-			statement.execute("SET GLOBAL innodb_max_dirty_pages_pct = 0");
-			try {
-				awaitDrained(statement, "Innodb_buffer_pool_pages_dirty");
-			}
-			finally {
-				statement.execute("SET GLOBAL innodb_max_dirty_pages_pct = " + dirtyShare);
-			}
+			awaitDrained(statement, "Innodb_buffer_pool_pages_dirty", "innodb_max_dirty_pages_pct", "0");
 		}
 	}
 
@@ -317,6 +303,21 @@ final class MariaDb implements Database {
 	 * Waits until a status counter is 0, or has not fallen below its lowest for a while: with an
 	 * instance alive, its heartbeats keep a few pages dirty and a few transactions in the history.
 	 */
+	/**
+	 * Sets a global variable for as long as a status counter takes to drain, then puts it back.
+	 */
+	private static void awaitDrained(Statement statement, String counter, String variable, String value)
+			throws SQLException {
+		String before = globalVariable(statement, variable);
+		statement.execute("SET GLOBAL " + variable + " = " + value);
+		try {
+			awaitDrained(statement, counter);
+		}
+		finally {
+			statement.execute("SET GLOBAL " + variable + " = " + before);
+		}
+	}
+
 	private static void awaitDrained(Statement statement, String counter) throws SQLException {
 		long start = System.nanoTime();
 		long lowest = Long.MAX_VALUE;
