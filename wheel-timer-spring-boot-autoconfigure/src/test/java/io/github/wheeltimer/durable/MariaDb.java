@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.JarURLConnection;
-import java.net.ServerSocket;
 import java.net.URL;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -59,7 +58,7 @@ final class MariaDb {
 	static synchronized Server server() {
 		if (server == null) {
 			try {
-				server = new Server(Files.createTempDirectory("wheel-timer-mariadb"), freePort());
+				server = new Server(Files.createTempDirectory("wheel-timer-mariadb"), TestDatabases.freePort());
 				server.start();
 			}
 			catch (IOException ex) {
@@ -78,18 +77,12 @@ final class MariaDb {
 	 */
 	static Server restartable() {
 		try {
-			Server restartable = new Server(Files.createTempDirectory("wheel-timer-restartable-mariadb"), freePort());
+			Server restartable = new Server(Files.createTempDirectory("wheel-timer-restartable-mariadb"), TestDatabases.freePort());
 			restartable.start();
 			return restartable;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start a restartable MariaDB", ex);
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
 		}
 	}
 

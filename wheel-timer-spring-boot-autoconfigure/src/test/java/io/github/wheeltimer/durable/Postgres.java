@@ -2,7 +2,6 @@ package io.github.wheeltimer.durable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -70,18 +69,12 @@ final class Postgres {
 	 */
 	static Restartable restartable() {
 		try {
-			Restartable server = new Restartable(Files.createTempDirectory("wheel-timer-restartable-pg"), freePort());
+			Restartable server = new Restartable(Files.createTempDirectory("wheel-timer-restartable-pg"), TestDatabases.freePort());
 			server.start();
 			return server;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start a restartable embedded PostgreSQL", ex);
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
 		}
 	}
 

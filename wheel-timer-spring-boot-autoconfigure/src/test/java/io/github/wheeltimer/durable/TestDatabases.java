@@ -1,5 +1,7 @@
 package io.github.wheeltimer.durable;
 
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
@@ -50,6 +52,13 @@ final class TestDatabases {
 
 	private static boolean mySql(String url) {
 		return url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:");
+	}
+
+	/** @return a port no one listens on now, for a server of the tests' own */
+	static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
 	}
 
 	/** @return an instant as the tests' tables keep it */
