@@ -1,9 +1,13 @@
 package io.github.wheeltimer.durable;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TimeZone;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -13,15 +17,18 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.MySqlDialect;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -103,6 +110,38 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 			othersRan.countDown();
 			caller.shutdownNow();
 		}
+	}
+
+	@Test
+	void anInstanceFrozenInTheMiddleOfItsClaimDoesNotKeepTheOthersFromTakingADeadInstancesCallsOver()
+			throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		DurableDialect dialect = app.getBean(DurableDialect.class);
+		// Another instance's claim, as the repository runs it, frozen before its commit (a GC pause):
+		// its locking read has scanned the pending rows due within its horizon.
+		try (Connection frozen = app.getBean(DataSource.class).getConnection()) {
+			frozen.setTransactionIsolation(isolation(dialect.ownTransactionIsolation(), frozen));
+			frozen.setAutoCommit(false);
+			try (PreparedStatement claim = frozen.prepareStatement(JdbcCallRepository.claimSelect(dialect,
+					DurableTables.withPrefix("WHEEL_TIMER_"), "id", 1))) {
+				claim.setString(1, dialect.instant(Instant.now().plusSeconds(60)).toString());
+				claim.setString(2, "orders.far");
+				claim.setInt(3, 100);
+				claim.executeQuery().close();
+			}
+			// A dead instance's claimed call: taking it over puts it back to pending, into that range.
+			UUID dead = UUID.randomUUID();
+			insertInstance(jdbc, dead, "dead", Instant.now().minusSeconds(30), "orders.far");
+			insertRow(jdbc, "orders.far", "[\"held by the dead\",null]", "CLAIMED", dead, 0);
+			awaitRuns(app, 1);
+			frozen.rollback();
+		}
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("held by the dead");
+	}
+
+	private static int isolation(int level, Connection connection) throws SQLException {
+		return (level == TransactionDefinition.ISOLATION_DEFAULT) ? connection.getTransactionIsolation() : level;
 	}
 
 	@Test

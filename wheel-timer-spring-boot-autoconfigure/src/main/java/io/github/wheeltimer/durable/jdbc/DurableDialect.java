@@ -17,6 +17,7 @@ import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.transaction.TransactionDefinition;
 
 /**
  * Every piece of SQL that differs between the databases durable calls run on, and nothing else:
@@ -128,6 +129,19 @@ public abstract class DurableDialect {
 	 */
 	public boolean locksGapsOfAbsentRows() {
 		return false;
+	}
+
+	/**
+	 * Returns the isolation level of the transactions durable calls run of their own (the claim of
+	 * the portable pair, take-overs), as a {@code TransactionDefinition} constant; the connection's
+	 * by default. A locking read of InnoDB under REPEATABLE READ also locks the gaps of the range
+	 * it scanned: an instance frozen in the middle of its claim (a long GC pause) would then keep
+	 * every other instance from putting a dead instance's calls back to pending, for as long as it
+	 * stays frozen. READ COMMITTED locks only the rows read.
+	 * @return the isolation level
+	 */
+	public int ownTransactionIsolation() {
+		return TransactionDefinition.ISOLATION_DEFAULT;
 	}
 
 	/**

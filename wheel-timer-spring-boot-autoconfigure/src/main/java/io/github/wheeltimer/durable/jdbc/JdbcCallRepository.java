@@ -105,6 +105,7 @@ public final class JdbcCallRepository implements CallRepository {
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.ownTransaction.setIsolationLevel(dialect.ownTransactionIsolation());
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();

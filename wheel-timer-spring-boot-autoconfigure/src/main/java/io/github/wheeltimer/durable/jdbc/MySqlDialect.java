@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
 
 /**
  * MySQL 8.0 and later, and MariaDB 10.6 and later (platforms {@code mysql} and {@code mariadb}),
@@ -93,6 +94,11 @@ public class MySqlDialect extends DurableDialect {
 				+ " id = VALUES(id), arguments = VALUES(arguments), due_at = VALUES(due_at), state = VALUES(state),"
 				+ " owner_id = VALUES(owner_id), attempts = 0, trace_parent = VALUES(trace_parent),"
 				+ " created_at = VALUES(created_at)";
+	}
+
+	@Override
+	public int ownTransactionIsolation() {
+		return TransactionDefinition.ISOLATION_READ_COMMITTED;
 	}
 
 	@Override
