@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -29,6 +31,9 @@ public interface CallRepository {
 	/** The longest instance name every implementation stores, in UTF-16 units. */
 	int NAME_LENGTH = 200;
 
+	/** The most ids one statement of a batch names: every database's limit of parameters allows it. */
+	int BATCH_LENGTH = 1000;
+
 	/**
 	 * Writes a new call, in the caller's transaction if it has one; with a key, replaces the
 	 * pending call of that method and key (the new id makes a wheel that still holds the old one
@@ -53,19 +58,44 @@ public interface CallRepository {
 	List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit);
 
 	/**
-	 * The start gate: moves a claimed call to running only if {@code owner} still holds it and its
-	 * heartbeat is within the lease by the store's clock. The fence against a falsely declared dead
-	 * owner and the cross-instance cancel in one statement.
+	 * The start gates of the calls that fell due together on this instance, in one statement:
+	 * moves each claimed call to running, at its next attempt, only if {@code owner} still holds
+	 * it and its heartbeat is within the lease by the store's clock. The fence against a falsely
+	 * declared dead owner and the cross-instance cancel, for each row alone.
+	 * <p>
+	 * Where the statement cannot return the rows it changed, and it did not change them all, the
+	 * rows are read back: one running under {@code owner} at the attempt its call expects counts as
+	 * passed. So the caller must not send a call whose row a gate of {@code owner}'s already moved
+	 * to that attempt (an older claim of the same row, still on its way to its gate).
+	 * @param attempts the ids, at most {@link #BATCH_LENGTH}, each with the attempt its run is
+	 * once its gate passes (the attempts it had when claimed, plus one)
+	 * @return the ids of the calls that may run
+	 */
+	Set<UUID> start(Map<UUID, Integer> attempts, UUID owner);
+
+	/**
+	 * The start gate of one call: {@link #start(Map, UUID)} for one id.
+	 * @param attempt the attempt its run is once its gate passes
 	 * @return whether the call may run
 	 */
-	boolean start(UUID id, UUID owner);
+	default boolean start(UUID id, int attempt, UUID owner) {
+		return start(Map.of(id, attempt), owner).contains(id);
+	}
 
 	/** @return whether the call was claimed by {@code owner} and is pending again */
 	boolean release(UUID id, UUID owner);
 
 	/**
-	 * Hands back a call whose start gate failed: claimed, or running at {@code attempt} if the
-	 * gate passed and its answer was lost.
+	 * Hands back, in one statement, the calls among {@code ids} that {@code owner} claimed: their
+	 * gates failed as the lease lapsed.
+	 * @param ids at most {@link #BATCH_LENGTH}
+	 * @return how many went back
+	 */
+	int release(Collection<UUID> ids, UUID owner);
+
+	/**
+	 * Hands back a call that did not run here: claimed, or running at {@code attempt} if its gate
+	 * passed (its answer was lost, or its executor refused it); that attempt is then taken back.
 	 * @return whether the call was {@code owner}'s and is pending again
 	 */
 	boolean releaseAfterGate(UUID id, UUID owner, int attempt);
@@ -78,8 +108,12 @@ public interface CallRepository {
 	 */
 	int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except);
 
-	/** The call ran: its row goes, whoever holds it now (a retried finish must stop a re-run). */
-	void finish(UUID id);
+	/**
+	 * The calls ran: their rows go, in one statement, whoever holds them now (a retried finish must
+	 * stop a re-run).
+	 * @param ids at most {@link #BATCH_LENGTH}
+	 */
+	void finish(Collection<UUID> ids);
 
 	/**
 	 * The call ran inside its method's own transaction, which this joins: its row goes only if it
@@ -94,6 +128,22 @@ public interface CallRepository {
 	 * @return whether it was
 	 */
 	boolean fail(UUID id, UUID owner, int attempt, String error);
+
+	/**
+	 * Counts the calls of {@code methodIds} due after {@code after} and up to {@code until} that
+	 * are pending or claimed: what the live instances share.
+	 * @return how many, and how many of them {@code owner} claimed
+	 */
+	Share share(UUID owner, Instant after, Instant until, Collection<String> methodIds);
+
+	/**
+	 * The calls due within a window that instances share.
+	 *
+	 * @param total the pending and claimed calls in the window
+	 * @param mine those the asking instance claimed
+	 */
+	record Share(long total, long mine) {
+	}
 
 	/**
 	 * Puts back to pending the claimed and running calls of instances whose heartbeat is older

@@ -1,11 +1,18 @@
 package io.github.wheeltimer.durable;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedCallOutcome;
@@ -19,13 +26,19 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The run of a held call, on its method's executor: gate, decode, invoke, finish, each once, and
- * one {@link Outcome} at the end, which the counts and the row's last write follow.
+ * The run of a held call: gate, decode, invoke, finish, each once, and one {@link Outcome} at the
+ * end, which the counts and the row's last write follow.
  * <p>
- * Threads: {@link #run} on an executor thread, which does every database round trip of the run;
- * a method's returned future may end the run later, on the thread that completes it. A
- * {@code @Transactional} method finishes its row inside its own transaction, through the last
- * step of its invocation path; the row is then counted finished once that transaction commits.
+ * Threads: the calls that fall due together pass their gates in one statement on the
+ * {@link CallBatches batches' thread} ({@link #gate}), which then hands each to its method's
+ * executor; {@link #run} runs on an executor thread; a method's returned future may end the run
+ * later, on the thread that completes it. The rows of calls that ran go in batches, on the
+ * batches' thread again. A {@code @Transactional} method finishes its row inside its own
+ * transaction, through the last step of its invocation path; the row is then counted finished
+ * once that transaction commits. {@code started} holds the ids, with their attempt, between
+ * their gate and their row's last write, so that an older claim of the same row, still on its way
+ * to its gate when this instance claimed the row again, is fenced here rather than taken for a
+ * gate that passed at the same attempt.
  */
 final class CallRunner {
 
@@ -67,6 +80,11 @@ final class CallRunner {
 
 	private final Duration lease;
 
+	private final CallBatches batches;
+
+	/** Ids that passed their gate here and whose row's last write is not done, with that attempt. */
+	private final Map<UUID, Integer> started = new ConcurrentHashMap<>();
+
 	CallRunner(CallRepository calls, DurableMethods methods, HeldCalls held, RowWrites writes,
 			DurableCounters counters, DurableClock clock, UUID instance, Duration lease) {
 		this.calls = calls;
@@ -77,6 +95,40 @@ final class CallRunner {
 		this.clock = clock;
 		this.instance = instance;
 		this.lease = lease;
+		this.batches = new CallBatches(this::gate, this::finish, CallRepository.BATCH_LENGTH);
+	}
+
+	/** Starts the batches' thread, on the starting thread. */
+	void start() {
+		// At least once a tick the rows of the calls that ran go; at once on a virtual clock, where
+		// a test reads the table when the clock stands still.
+		this.batches.start(this.clock.system() ? this.methods.shortestTick() : Duration.ZERO);
+	}
+
+	/**
+	 * Ends the batches, writing the finishes still waiting, on the closing thread.
+	 * @param wait the most to wait for a statement in progress
+	 */
+	void stop(Duration wait) {
+		for (DurableCall call : this.batches.stop(wait)) {
+			handBack(call, "it fell due as this instance stopped");
+		}
+	}
+
+	/** A timer's worker: the call fell due, and waits for the batch that gates it. */
+	void fired(DurableCall call) {
+		if (!this.batches.fired(call)) {
+			handBack(call, "it fell due as this instance stopped");
+		}
+	}
+
+	@Nullable String busy() {
+		return this.batches.busy();
+	}
+
+	/** @return how many calls fell due and wait for their gate, or ran and wait for their finish */
+	int waiting() {
+		return this.batches.waiting();
 	}
 
 	/** @return the attempt of the durable call running on this thread, 0 if none */
@@ -93,11 +145,9 @@ final class CallRunner {
 		}
 	}
 
-	/** The executor's thread. */
+	/** The executor's thread, once the call passed its gate. */
 	void run(DurableCall call) {
-		if (!gate(call)) {
-			return;
-		}
+		this.held.leftBacklog(call);
 		DelayedCallObserver.CallerContext observer = call.method().observer().none();
 		@Nullable Object[] values;
 		try {
@@ -164,49 +214,129 @@ final class CallRunner {
 	}
 
 	/**
-	 * The gate: this instance still holds the row, and the database says so. Runs before anything
-	 * of the call's own.
-	 * @return whether the call may run
+	 * The batches' thread: the gates of the calls that fell due together, in one statement, then
+	 * each call that passed goes to its executor. Runs before anything of the calls' own. A stopping
+	 * instance waits for its kept calls to have passed here.
 	 */
-	private boolean gate(DurableCall call) {
-		this.held.forget(call);
+	private void gate(List<DurableCall> batch) {
+		Map<UUID, DurableCall> gating = new LinkedHashMap<>();
+		List<DurableCall> refused = new ArrayList<>();
+		for (DurableCall call : batch) {
+			// Off its wheel, and off the backlog once it starts on its executor's thread.
+			this.held.gated(call);
+			Integer running = this.started.get(call.id());
+			if ((running != null && running == call.attempt()) || gating.putIfAbsent(call.id(), call) != null) {
+				// An older claim of the same row, which a gate of ours moved to this attempt already.
+				refused.add(call);
+			}
+		}
 		try {
-			boolean[] passed = new boolean[1];
-			if (!this.writes.run(() -> passed[0] = this.calls.start(call.id(), this.instance))) {
-				// Stopping, and the database does not answer: the row is left to the lease.
-				return false;
+			Set<UUID> passed = startAll(gating);
+			if (passed == null) {
+				gating.values().forEach(this.held::leftBacklog);
+				return;
 			}
-			if (passed[0]) {
-				this.writes.succeeded(Source.CALLS);
-				this.counters.started.increment();
-				this.held.forgetFuture(call.id());
-				return true;
+			for (DurableCall call : gating.values()) {
+				if (passed.contains(call.id())) {
+					this.started.put(call.id(), call.attempt());
+					this.held.forgetFuture(call.id());
+					this.counters.started.increment();
+				}
+				else {
+					refused.add(call);
+				}
 			}
-			this.counters.fenced.increment();
+			this.counters.fenced.add(refused.size());
+			refused.forEach(this.held::leftBacklog);
 			// Not ours any more (cancelled, replaced, taken over), or our lease lapsed: in that case
-			// the row is still claimed by us, and goes back for whoever is alive.
-			this.writes.run(() -> this.calls.release(call.id(), this.instance));
+			// the rows are still claimed by us, and go back for whoever is alive.
+			releaseClaimed(refused);
+			for (DurableCall call : gating.values()) {
+				if (passed.contains(call.id())) {
+					execute(call);
+				}
+			}
+		}
+		finally {
+			batch.forEach((call) -> this.held.drained(call.id()));
+		}
+	}
+
+	/**
+	 * The gate statement of a batch.
+	 * @return the ids that passed; {@code null} if none may start: the rows are handed back later
+	 * or, while stopping with the database not answering, left to the lease
+	 */
+	private @Nullable Set<UUID> startAll(Map<UUID, DurableCall> gating) {
+		if (gating.isEmpty()) {
+			return Set.of();
+		}
+		Map<UUID, Integer> attempts = new LinkedHashMap<>();
+		gating.forEach((id, call) -> attempts.put(id, call.attempt()));
+		try {
+			Set<UUID> passed = null;
+			AtomicReference<Set<UUID>> answer = new AtomicReference<>();
+			if (this.writes.run(() -> answer.set(this.calls.start(attempts, this.instance)))) {
+				passed = answer.get();
+				this.writes.succeeded(Source.CALLS);
+			}
+			return passed;
 		}
 		catch (RuntimeException ex) {
-			// One warning for an outage, not one per call due during it; a refusal is this row's alone.
+			// One warning for an outage, not one per call due during it; a refusal is these rows' alone.
 			this.writes.failed(Source.CALLS, ex);
-			String failure = "Durable call " + call.id() + " to " + call.durableMethod() + " cannot start, its"
-					+ " database failed; it is handed back: " + ex.getMessage();
+			String failure = gating.size() + " durable calls (" + gating.values().iterator().next() + "...) cannot"
+					+ " start, their database failed; they are handed back: " + ex.getMessage();
 			if (DatabaseFailure.of(ex) == DatabaseFailure.REFUSED) {
 				logger.error(failure);
 			}
 			else {
 				logger.debug(failure);
 			}
-			// The gate's update may have passed with its answer lost: the row is then running at this
-			// attempt, and goes back too.
-			this.writes.defer(handBackWrite(call, true));
+			// The gate's update may have passed with its answer lost: a row is then running at its
+			// call's attempt, and goes back too.
+			gating.values().forEach((call) -> this.writes.defer(handBackWrite(call, true)));
+			return null;
 		}
-		finally {
-			// After the gate: a stopping instance waits for its kept calls to have started.
-			this.held.drained(call.id());
+	}
+
+	/** Hands back, in one statement, the rows of calls that failed their gate and may still be claimed by us. */
+	private void releaseClaimed(List<DurableCall> refused) {
+		if (refused.isEmpty()) {
+			return;
 		}
-		return false;
+		List<UUID> ids = refused.stream().map(DurableCall::id).distinct().toList();
+		try {
+			this.writes.run(() -> this.calls.release(ids, this.instance));
+		}
+		catch (RuntimeException ex) {
+			this.writes.failed(Source.CALLS, ex);
+			refused.forEach((call) -> this.writes.defer(handBackWrite(call, false)));
+		}
+	}
+
+	/** Hands a call that passed its gate to its method's executor; one it refuses goes back. */
+	private void execute(DurableCall call) {
+		try {
+			call.method().execute(call);
+		}
+		catch (RuntimeException | Error refused) {
+			this.counters.started.decrement();
+			this.started.remove(call.id(), call.attempt());
+			this.held.leftBacklog(call);
+			logger.debug("Durable call " + call.id() + " handed back to the database: its executor refused it: "
+					+ refused);
+			this.writes.write(handBackWrite(call, true));
+		}
+	}
+
+	/** The batches' thread: the rows of calls that ran go, in one statement. */
+	private void finish(List<DurableCall> ran) {
+		List<UUID> ids = ran.stream().map(DurableCall::id).toList();
+		this.writes.write(new RowWrites.Write(ran.size() + " durable calls (" + ran.get(0) + "...)", "finished",
+				() -> this.calls.finish(ids), null));
+		this.counters.ran.add(ran.size());
+		ran.forEach((call) -> this.started.remove(call.id(), call.attempt()));
 	}
 
 	/**
@@ -263,7 +393,9 @@ final class CallRunner {
 		switch (outcome) {
 			case RAN -> {
 				if (!call.isFinishedInTransaction()) {
-					this.writes.write(call, "finished", () -> this.calls.finish(call.id()), null);
+					// Counted once its batch is written.
+					this.batches.ran(call);
+					return;
 				}
 				this.counters.ran.increment();
 			}
@@ -282,6 +414,7 @@ final class CallRunner {
 				this.counters.failed.increment();
 			}
 		}
+		this.started.remove(call.id(), call.attempt());
 	}
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
@@ -294,7 +427,8 @@ final class CallRunner {
 	/**
 	 * The write that hands a held call's row back, counted when the row goes back, not when asked:
 	 * a stop's bulk hand-back may release the same row first, and counts it then.
-	 * @param afterGate whether its gate ran and failed: the row may be running at this attempt
+	 * @param afterGate whether its gate ran (and failed, or passed for an executor that refused the
+	 * call): the row may be running at this attempt
 	 */
 	private RowWrites.Write handBackWrite(DurableCall call, boolean afterGate) {
 		return new RowWrites.Write(call, "handed back", () -> {

@@ -144,23 +144,21 @@ final class ClaimPoller {
 				this.lastCleanUpNanos = nowNanos;
 				cleanUp();
 			}
-			Instant until = this.clock.now().plus(this.settings.horizon());
+			Instant now = this.clock.now();
+			Instant horizon = now.plus(this.settings.horizon());
 			List<String> claimable = this.methods.claimable();
-			int batch = this.settings.batchSize();
-			boolean more = true;
-			while (more && this.running && !this.held.backlogFull()) {
-				List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable, batch);
-				for (ClaimedCall row : rows) {
-					this.counters.claimed.increment();
-					DurableMethod method = this.methods.require(row.methodId());
-					this.runner.hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
-							row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner));
-				}
-				more = rows.size() == batch;
-			}
+			long alive = this.instances.instances(this.settings.lease()).stream().filter(InstanceStatus::alive).count();
+			// Alone, an instance claims all it will run; with others, what falls due before it polls
+			// again (plus a margin for the poll's own time), then its share of the rest.
+			Instant soon = (alive <= 1) ? horizon
+					: min(now.plus(this.settings.pollInterval()).plus(this.settings.pollInterval().dividedBy(4)), horizon);
+			boolean more = claim(soon, claimable, Long.MAX_VALUE);
 			// A batch of due calls waits for this instance's executors: what is left is the other
 			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
 			wantRefill = more && this.running;
+			if (!more && this.running && soon.isBefore(horizon)) {
+				claim(horizon, claimable, share(soon, horizon, claimable, alive));
+			}
 			this.writes.succeeded(Source.POLL);
 		}
 		catch (RuntimeException ex) {
@@ -175,6 +173,50 @@ final class ClaimPoller {
 				this.held.wantRefill();
 			}
 		}
+	}
+
+	/**
+	 * Claims the calls due up to {@code until}, earliest first, a batch per statement, until none
+	 * is left, {@code limit} are claimed, this instance stops, or a batch of due calls waits.
+	 * @return whether it stopped with calls perhaps left: the limit, the stop or the backlog
+	 */
+	private boolean claim(Instant until, List<String> claimable, long limit) {
+		int batch = this.settings.batchSize();
+		long left = limit;
+		boolean more = true;
+		while (more && left > 0 && this.running && !this.held.backlogFull()) {
+			int asked = (int) Math.min(batch, left);
+			List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable, asked);
+			for (ClaimedCall row : rows) {
+				this.counters.claimed.increment();
+				DurableMethod method = this.methods.require(row.methodId());
+				this.runner.hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
+						row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner));
+			}
+			left -= rows.size();
+			more = rows.size() == asked;
+		}
+		return more && left > 0;
+	}
+
+	/**
+	 * This instance's share of the calls due after {@code soon} and within the horizon: a burst
+	 * due at one instant a few seconds ahead is shared by the live instances rather than taken by
+	 * the first to poll. The share counts the calls already claimed in that window, by any
+	 * instance, so that a later poll does not take half of what is left again. What an instance
+	 * does not claim (it stopped, it is slow, it does not know the method) falls due before the
+	 * next poll of some instance, which then claims it with everything else due before its own
+	 * next poll: nothing waits past its due time for a share.
+	 * @return how many calls to claim at most
+	 */
+	private long share(Instant soon, Instant horizon, List<String> claimable, long alive) {
+		CallRepository.Share share = this.calls.share(this.instance, soon, horizon, claimable);
+		long fair = (share.total() + alive - 1) / alive;
+		return Math.max(0, fair - share.mine());
+	}
+
+	private static Instant min(Instant one, Instant other) {
+		return one.isBefore(other) ? one : other;
 	}
 
 	/**

@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
  * by the {@link CallRunner}.
  * <p>
  * Threads: created by the caller (born claimed) or by a poll; {@link #run(Timeout)} runs on the
- * timer's worker and only hands the call to the method's executor; {@link #run()} runs on an
- * executor thread. The fields are final, or confined to the executor thread, or (the backlog
+ * timer's worker and only hands the call to its gate's batch; {@link #run()} runs on an executor
+ * thread, once the gate passed. The fields are final, or confined to the executor thread, or (the backlog
  * flag) left once by compare-and-set; the hand-offs publish them.
  */
 final class DurableCall implements DelayedTask, Runnable {
@@ -140,15 +140,10 @@ final class DurableCall implements DelayedTask, Runnable {
 		return this.finishedInTransaction;
 	}
 
-	/** On the worker: hands the call to the executor; if it refuses, the row goes back. */
+	/** On the worker: the call waits for the batch that gates it, then for its executor. */
 	@Override
 	public void run(Timeout timeout) {
-		try {
-			this.method.method().execute(this);
-		}
-		catch (RuntimeException | Error refused) {
-			this.runner.handBack(this, "its executor refused it: " + refused);
-		}
+		this.runner.fired(this);
 	}
 
 	/** The timer stopped with this call on it: the row goes back to the database, not lost. */

@@ -82,6 +82,8 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 
 	private final ClaimPoller poller;
 
+	private final CallRunner runner;
+
 	private volatile boolean running;
 
 	private volatile boolean stopped;
@@ -109,6 +111,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.writes = new RowWrites(this.problems, this.lease::disconnected, settings.shutdownTimeout());
 		CallRunner runner = new CallRunner(calls, this.methods, this.held, this.writes, this.counters, this.clock,
 				this.instance, settings.lease());
+		this.runner = runner;
 		this.client = new DurableClient(calls, this.methods, this.held, runner, this.writes, this.counters, this.clock,
 				this.instance, settings.horizon(), () -> this.running);
 		this.reports = new DurableReports(calls, instances, this.methods, settings.lease());
@@ -140,6 +143,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.scheduler.start();
 		this.poller.notePredecessors();
 		this.lease.begin(List.copyOf(this.methods.ids()));
+		this.runner.start();
 		this.running = true;
 		this.poller.start();
 	}
@@ -227,6 +231,8 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.scheduler.end();
 		ShutdownBudget budget = this.writes.stopping();
 		try {
+			// The rows of calls that ran go first: they must not run again.
+			this.runner.stop(this.settings.shutdownTimeout());
 			this.writes.retryDeferred();
 			this.writes.run(() -> this.lease.leave());
 		}
@@ -265,12 +271,14 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	}
 
 	/**
-	 * Says whether a poll is in progress: what {@code @VirtualWheelTime}'s clock waits for,
-	 * besides the calls running on executors.
+	 * Says whether a poll is in progress, or calls wait for the batch of their start gate or of
+	 * their finish: what {@code @VirtualWheelTime}'s clock waits for, besides the calls running on
+	 * executors.
 	 * @return {@code null} if idle, else what is in progress
 	 */
 	public @Nullable String busy() {
-		return this.poller.busy();
+		String polling = this.poller.busy();
+		return (polling != null) ? polling : this.runner.busy();
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -128,6 +129,18 @@ final class DurableMethods {
 					+ ids());
 		}
 		return method;
+	}
+
+	/** @return the shortest tick of the durable methods' wheels, or the default tick if there are none */
+	Duration shortestTick() {
+		Duration shortest = HashedWheelTimer.DEFAULT_TICK_DURATION;
+		for (DurableMethod method : this.byId.values()) {
+			if (method.method().timer() instanceof HashedWheelTimer timer
+					&& timer.snapshot().tickDuration().compareTo(shortest) < 0) {
+				shortest = timer.snapshot().tickDuration();
+			}
+		}
+		return shortest;
 	}
 
 	/** @return the ids, sorted */

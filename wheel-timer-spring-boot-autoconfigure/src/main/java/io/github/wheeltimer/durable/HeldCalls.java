@@ -133,14 +133,28 @@ final class HeldCalls {
 		drained(call.id());
 	}
 
-	/** Forgets a held call: it fires, or goes back. */
+	/** Forgets a held call: it goes back, or will not start here. */
 	void forget(DurableCall call) {
-		this.held.computeIfPresent(call.id(), (id, timeout) -> (timeout.task() == call) ? null : timeout);
+		gated(call);
 		leaveBacklog(call);
+	}
+
+	/**
+	 * Forgets a call that fired and is at its gate, keeping it in the backlog until it starts on
+	 * its executor's thread or will not start here ({@link #leftBacklog}): a batch that passed its
+	 * gates but waits for busy executors still holds a poll back.
+	 */
+	void gated(DurableCall call) {
+		this.held.computeIfPresent(call.id(), (id, timeout) -> (timeout.task() == call) ? null : timeout);
 		String key = call.key();
 		if (key != null) {
 			this.byKey.remove(keyOf(call.durableMethod().id(), key), call.id());
 		}
+	}
+
+	/** The call started on its executor's thread, or will not start here. */
+	void leftBacklog(DurableCall call) {
+		leaveBacklog(call);
 	}
 
 	private void leaveBacklog(DurableCall call) {

@@ -42,11 +42,17 @@ final class RowWrites {
 	}
 
 	/**
-	 * A write of one call's row.
-	 * @param what what it does to the row, for the log
+	 * A write of one call's row, or of a batch's rows.
+	 * @param rows which rows, for the log, such as {@code Durable call 1b4e... to Orders.cancel}
+	 * @param what what it does to the rows, for the log
 	 * @param fallback what to write instead if the database refuses it, or {@code null}
 	 */
-	record Write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
+	record Write(String rows, String what, Runnable statement, @Nullable Runnable fallback) {
+
+		Write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
+			this("Durable call " + call.id() + " to " + call.durableMethod(), what, statement, fallback);
+		}
+
 	}
 
 	/** Writes now or, while the database fails in a way that may pass, at the next poll. */
@@ -86,8 +92,7 @@ final class RowWrites {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			String call = "Durable call " + write.call().id() + " to " + write.call().durableMethod() + " could not be "
-					+ write.what();
+			String call = write.rows() + " could not be " + write.what();
 			if (DatabaseFailure.of(ex).retryLater()) {
 				failed(Source.CALLS, ex);
 				ShutdownBudget stopping = this.shutdown;

@@ -56,6 +56,47 @@ class CallRunnerTests {
 		assertThat(counts.failed() + counts.fenced() + counts.claimed()).isZero();
 	}
 
+	/**
+	 * The worker fires the tick's calls one by one while the batches' thread takes them: a batch is
+	 * whatever came in since the last statement, so a tick may take a few, never one per call.
+	 */
+	@Test
+	void callsThatFallDueOnOneTickPassTheirGatesAndEndInAFewStatementsNotOneEach() {
+		this.harness.start();
+		int count = 300;
+		for (int i = 0; i < count; i++) {
+			this.harness.call("cancelIfUnpaid", "o-" + i);
+		}
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).hasSize(count);
+		assertThat(this.harness.calls.rows()).isEmpty();
+		FakeStatements statements = this.harness.calls.statements();
+		assertThat(statements.count("start")).as("gates").isBetween(1, 10);
+		assertThat(statements.count("finish")).as("finishes").isBetween(1, 10);
+		DurableCalls.Counts counts = this.harness.counts();
+		assertThat(counts.started()).isEqualTo(count);
+		assertThat(counts.ran()).isEqualTo(count);
+	}
+
+	@Test
+	void aCallCancelledOrTakenOverBeforeItsGateDoesNotRunWhileTheOthersOfItsBatchDo() {
+		this.harness.start();
+		for (int i = 0; i < 4; i++) {
+			this.harness.call("cancelIfUnpaid", "o-" + i);
+		}
+		List<CallRow> rows = this.harness.calls.rows();
+		// Another instance cancels one, and took another over (its owner changed).
+		this.harness.calls.cancel(rows.get(1).id());
+		this.harness.calls.setOwner(rows.get(2).id(), UUID.randomUUID());
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).extracting(Run::orderId).containsExactlyInAnyOrder("o-0", "o-3");
+		assertThat(this.harness.calls.rows()).extracting(CallRow::id).containsExactly(rows.get(2).id());
+		DurableCalls.Counts counts = this.harness.counts();
+		assertThat(counts.started()).isEqualTo(2);
+		assertThat(counts.fenced()).isEqualTo(2);
+		assertThat(counts.ran()).isEqualTo(2);
+	}
+
 	@Test
 	void currentAttemptIsOneInsideAFirstRunAndZeroOutsideOne() {
 		this.harness.start();

@@ -173,7 +173,7 @@ class ClaimPollerTests {
 		UUID running = UUID.randomUUID();
 		harness.calls.insert(claimed, id("remind"), null, harness.arguments("remind", "o-1"), harness.now(), dead, null);
 		harness.calls.insert(running, id("remind"), null, harness.arguments("remind", "o-2"), harness.now(), dead, null);
-		assertThat(harness.calls.start(running, dead)).isTrue();
+		assertThat(harness.calls.start(running, 1, dead)).isTrue();
 		// Its heartbeat stops: a lease later, by the database's clock, it is dead.
 		harness.instances.advanceClock(lease.plusMillis(1));
 		harness.start();
@@ -205,15 +205,17 @@ class ClaimPollerTests {
 		IntStream.range(0, 2).forEach((i) -> harness.insertPending("remind", Duration.ofSeconds(8), "late-" + i));
 		harness.call("cancelIfUnpaid", "taken");
 		harness.calls.setOwner(harness.calls.rows(CLAIMED).get(0).id(), UUID.randomUUID());
-		harness.call("releaseStock", "fails");
+		harness.call("releaseStock", "on-time");
+		// The first gate statement fails: the calls of its batch (one to the three due at 2 s, as the
+		// batches' thread takes what the wheel fired so far) go back.
 		harness.calls.statements().failNext("start", 1, FakeStatements::unreachable);
 		harness.advance(Duration.ofSeconds(6));
 		DurableCalls.Counts quiet = harness.counts();
 		assertThat(quiet.scheduled()).isEqualTo(2);
-		assertThat(quiet.claimed()).as("5, and 1 again after its hand-back").isEqualTo(6);
+		assertThat(quiet.handedBack()).isBetween(1L, 3L);
+		assertThat(quiet.claimed()).as("5, and again those handed back").isEqualTo(5 + quiet.handedBack());
 		assertThat(quiet.started()).isEqualTo(4);
 		assertThat(quiet.fenced()).isOne();
-		assertThat(quiet.handedBack()).isOne();
 		assertThat(harness.durable.held()).isEqualTo(2);
 		assertThat(quiet.scheduled() + quiet.claimed())
 			.isEqualTo(quiet.started() + quiet.fenced() + quiet.handedBack() + harness.durable.held());
@@ -221,7 +223,8 @@ class ClaimPollerTests {
 		harness.durable.stop();
 		DurableCalls.Counts stopped = harness.counts();
 		assertThat(harness.durable.held()).isZero();
-		assertThat(stopped.handedBack()).as("the two held calls went back at the stop").isEqualTo(3);
+		assertThat(stopped.handedBack()).as("the two held calls went back at the stop")
+			.isEqualTo(quiet.handedBack() + 2);
 		assertThat(stopped.scheduled() + stopped.claimed())
 			.isEqualTo(stopped.started() + stopped.fenced() + stopped.handedBack());
 		assertThat(harness.calls.rows(PENDING)).hasSize(2);

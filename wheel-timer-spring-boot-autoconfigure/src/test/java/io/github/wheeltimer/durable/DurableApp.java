@@ -70,6 +70,12 @@ public class DurableApp {
 			record(order.id(), "remind", null);
 		}
 
+		/** Ends outside any transaction: its row goes in a batch. */
+		@DelayedExecution(delay = 1500, durable = true, id = "orders.burst")
+		public void burst(String callId) {
+			record(callId, "burst", null);
+		}
+
 		@DelayedExecution(delay = 1500, durable = true, id = "orders.far")
 		@Transactional
 		public void far(String callId, Instant calledAt) {

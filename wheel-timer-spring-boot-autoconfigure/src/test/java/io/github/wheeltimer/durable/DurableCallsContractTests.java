@@ -261,6 +261,39 @@ abstract class DurableCallsContractTests {
 		}
 	}
 
+	/**
+	 * Written a few polls ahead (the horizon is 1 s, polls every 200 ms): the first instance to see
+	 * the burst claims its share, not the whole of it, and the other claims the rest before it is
+	 * due. The old claim, everything within the horizon, gave one instance all of it.
+	 */
+	@Test
+	void twoInstancesShareABurstDueAtOneInstantAndRunItOnTime() {
+		String url = newDatabase();
+		ConfigurableApplicationContext a = start(url);
+		ConfigurableApplicationContext b = start(url);
+		int count = 600;
+		Instant due = Instant.now().plusMillis(3000);
+		Orders orders = a.getBean(Orders.class);
+		transactions(a).executeWithoutResult((status) -> {
+			for (int i = 0; i < count; i++) {
+				orders.burst("b-" + i);
+			}
+			jdbc(a).update("UPDATE WHEEL_TIMER_CALL SET due_at = ? WHERE method_id = 'orders.burst'",
+					dialect(jdbc(a)).instant(due));
+		});
+		awaitRuns(a, count);
+		assertThat(runs(a)).hasSize(count).allSatisfy((run) -> {
+			Instant ranAt = instant(run.get("ran_at"));
+			assertThat(ranAt).as("never early").isAfterOrEqualTo(due);
+			assertThat(ranAt).as("on its tick, give or take a loaded machine").isBefore(due.plusSeconds(3));
+		});
+		long byA = a.getBean(DurableCalls.class).counts().ran();
+		long byB = b.getBean(DurableCalls.class).counts().ran();
+		assertThat(byA + byB).isEqualTo(count);
+		assertThat(Math.min(byA, byB)).as("the smaller share of %s / %s", byA, byB).isGreaterThanOrEqualTo(count * 3 / 10);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(a) == 0);
+	}
+
 	@Test
 	void twoInstancesRunEachCallOnce() throws Exception {
 		String url = newDatabase();

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -233,18 +234,52 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean start(UUID id, UUID owner) {
+	public Set<UUID> start(Map<UUID, Integer> attempts, UUID owner) {
 		this.statements.sent("start");
 		synchronized (this.db) {
-			Row row = this.rows.get(id);
-			if (row == null || !owner.equals(row.owner) || !row.in(CLAIMED) || !this.db.isAliveLocked(owner, this.lease)) {
-				return false;
+			Set<UUID> passed = new LinkedHashSet<>();
+			for (UUID id : attempts.keySet()) {
+				Row row = this.rows.get(id);
+				if (row == null || !owner.equals(row.owner) || !row.in(CLAIMED)
+						|| !this.db.isAliveLocked(owner, this.lease)) {
+					continue;
+				}
+				row.state = RUNNING;
+				row.attempts++;
+				row.startedKey = (row.callKey != null) ? row.callKey : row.startedKey;
+				row.callKey = null;
+				passed.add(id);
 			}
-			row.state = RUNNING;
-			row.attempts++;
-			row.startedKey = (row.callKey != null) ? row.callKey : row.startedKey;
-			row.callKey = null;
-			return true;
+			return passed;
+		}
+	}
+
+	@Override
+	public int release(Collection<UUID> ids, UUID owner) {
+		this.statements.sent("releaseBatch");
+		synchronized (this.db) {
+			int count = 0;
+			for (UUID id : ids) {
+				Row row = this.rows.get(id);
+				if (row != null && owner.equals(row.owner) && row.in(CLAIMED)) {
+					row.toPending();
+					count++;
+				}
+			}
+			return count;
+		}
+	}
+
+	@Override
+	public Share share(UUID owner, Instant after, Instant until, Collection<String> methodIds) {
+		this.statements.sent("share");
+		synchronized (this.db) {
+			List<Row> window = this.rows.values()
+				.stream()
+				.filter((row) -> row.in(PENDING, CLAIMED) && row.due.isAfter(after) && !row.due.isAfter(until)
+						&& methodIds.contains(row.methodId))
+				.toList();
+			return new Share(window.size(), window.stream().filter((row) -> owner.equals(row.owner)).count());
 		}
 	}
 
@@ -270,6 +305,9 @@ final class FakeCallRepository implements CallRepository {
 					|| !(row.in(CLAIMED) || (row.in(RUNNING) && row.attempts == attempt))) {
 				return false;
 			}
+			if (row.in(RUNNING)) {
+				row.attempts--;
+			}
 			row.toPending();
 			return true;
 		}
@@ -292,10 +330,10 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public void finish(UUID id) {
+	public void finish(Collection<UUID> ids) {
 		this.statements.sent("finish");
 		synchronized (this.db) {
-			this.rows.remove(id);
+			ids.forEach(this.rows::remove);
 		}
 	}
 

@@ -120,6 +120,17 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Returns an update that also returns the given columns of the rows it changed, in one round
+	 * trip; {@code null} (the default) where the database cannot, and the rows are then read back.
+	 * @param update the update
+	 * @param columns the columns to return
+	 * @return the statement, binding what the update binds; or {@code null}
+	 */
+	public @Nullable String returning(String update, String columns) {
+		return null;
+	}
+
+	/**
 	 * Returns whether a locking statement that finds no row locks the gap where the row would be,
 	 * until its transaction ends (InnoDB under REPEATABLE READ). A cancel by key inside a caller's
 	 * transaction then first looks for the key with a plain read, which locks nothing: a delete of a
@@ -137,7 +148,10 @@ public abstract class DurableDialect {
 	 * by default. A locking read of InnoDB under REPEATABLE READ also locks the gaps of the range
 	 * it scanned: an instance frozen in the middle of its claim (a long GC pause) would then keep
 	 * every other instance from putting a dead instance's calls back to pending, for as long as it
-	 * stays frozen. READ COMMITTED locks only the rows read.
+	 * stays frozen. READ COMMITTED locks only the rows read. Where it is not the connection's,
+	 * the batches of gates and finishes run in such a transaction too: on a small table InnoDB
+	 * reads their {@code id IN (...)} by a scan, which under REPEATABLE READ waits for every row a
+	 * caller's open transaction inserted.
 	 * @return the isolation level
 	 */
 	public int ownTransactionIsolation() {

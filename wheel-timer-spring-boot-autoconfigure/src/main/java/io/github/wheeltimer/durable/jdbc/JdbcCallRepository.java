@@ -8,7 +8,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +33,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -87,7 +92,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	private final String upsert;
 
-	private final String gate;
+	private final Duration lease;
 
 	private final String release;
 
@@ -112,7 +117,7 @@ public final class JdbcCallRepository implements CallRepository {
 		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.now();
 		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + values + ")";
 		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, values);
-		this.gate = gateStatement(dialect, tables, lease);
+		this.lease = lease;
 		this.release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
 				+ dialect.sameAs("owner_id");
 		this.ofDeadOwners = " FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '" + RUNNING + "') AND owner_id"
@@ -121,20 +126,21 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	/**
-	 * The start gate: one statement that is both the fence against a falsely declared dead owner
-	 * (another instance took the row over) and the cross-instance cancel (the row is gone). The
-	 * owner is compared with the dialect's null-safe equality, which no index serves, so that the
-	 * row is found by its primary key: with {@code owner_id = ?}, PostgreSQL's statistics (pending
-	 * rows have no owner) make the owner index look as selective, and each gate then reads every
-	 * row this instance claimed. The key moves aside as the call starts: a new call may take it,
-	 * and a failure keeps it. Assigned before it is cleared, for databases that read each
-	 * assignment's left side as already set.
-	 * @return the gate, binding the id, the owner and the owner again
+	 * The start gates of a batch: one statement that is, for each row, both the fence against a
+	 * falsely declared dead owner (another instance took the row over) and the cross-instance
+	 * cancel (the row is gone). The owner is compared with the dialect's null-safe equality, which
+	 * no index serves, so that the rows are found by their primary key: with {@code owner_id = ?},
+	 * PostgreSQL's statistics (pending rows have no owner) make the owner index look as selective,
+	 * and each gate then reads every row this instance claimed. The key moves aside as the call
+	 * starts: a new call may take it, and a failure keeps it. Assigned before it is cleared, for
+	 * databases that read each assignment's left side as already set.
+	 * @param ids how many ids it names
+	 * @return the gate, binding the ids, the owner and the owner again
 	 */
-	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease) {
+	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, int ids) {
 		return "UPDATE " + tables.calls() + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
-				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE id = ? AND "
-				+ dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1 FROM "
+				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE id IN (" + placeholders(ids)
+				+ ") AND " + dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1 FROM "
 				+ tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
 	}
 
@@ -241,10 +247,44 @@ public final class JdbcCallRepository implements CallRepository {
 		return (rows != null) ? rows : List.of();
 	}
 
+	/**
+	 * One statement where the dialect returns the rows it changed. Elsewhere the update's count
+	 * says when every gate passed, the usual case; else the rows are read back, and a row passed if
+	 * it is running under this owner at the attempt its call expects: no other statement makes a
+	 * row running under this owner, and the caller sends no call whose row is there already.
+	 */
 	@Override
-	public boolean start(UUID id, UUID owner) {
+	public Set<UUID> start(Map<UUID, Integer> attempts, UUID owner) {
+		if (attempts.isEmpty()) {
+			return Set.of();
+		}
+		List<Object> arguments = new ArrayList<>(attempts.size() + 2);
+		attempts.keySet().forEach((id) -> arguments.add(this.dialect.id(id)));
 		Object bound = this.dialect.id(owner);
-		return update(this.gate, this.dialect.id(id), bound, bound) == 1;
+		arguments.add(bound);
+		arguments.add(bound);
+		String gate = gateStatement(this.dialect, this.tables, this.lease, attempts.size());
+		String returning = this.dialect.returning(gate, "id");
+		if (returning != null) {
+			return Set.copyOf(retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
+		}
+		Set<UUID> passed = inBatchTransaction(() -> readBackGates(gate, arguments, attempts));
+		return (passed != null) ? passed : Set.of();
+	}
+
+	private Set<UUID> readBackGates(String gate, List<Object> arguments, Map<UUID, Integer> attempts) {
+		if (this.jdbc.update(gate, arguments.toArray()) == attempts.size()) {
+			return Set.copyOf(attempts.keySet());
+		}
+		Set<UUID> passed = new HashSet<>();
+		this.jdbc.query("SELECT id, attempts FROM " + this.calls + " WHERE id IN (" + placeholders(attempts.size())
+				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + RUNNING + "'", (rs) -> {
+					UUID id = id(rs, 1);
+					if (Objects.equals(attempts.get(id), rs.getInt(2))) {
+						passed.add(id);
+					}
+				}, arguments.subList(0, attempts.size() + 1).toArray());
+		return passed;
 	}
 
 	@Override
@@ -254,8 +294,28 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
+	public int release(Collection<UUID> ids, UUID owner) {
+		if (ids.isEmpty()) {
+			return 0;
+		}
+		List<Object> arguments = new ArrayList<>(ids.size() + 1);
+		ids.forEach((id) -> arguments.add(this.dialect.id(id)));
+		arguments.add(this.dialect.id(owner));
+		Integer released = inBatchTransaction(() -> this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING
+				+ "', owner_id = NULL WHERE id IN (" + placeholders(ids.size()) + ") AND " + this.dialect.sameAs("owner_id")
+				+ " AND state = '" + CLAIMED + "'", arguments.toArray()));
+		return (released != null) ? released : 0;
+	}
+
+	/**
+	 * The attempt the gate counted is taken back: the call did not run here. Assigned first, for
+	 * databases that read each assignment's left side as already set.
+	 */
+	@Override
 	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
-		return update(this.release + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
+		return update("UPDATE " + this.calls + " SET attempts = CASE WHEN state = '" + RUNNING
+				+ "' THEN attempts - 1 ELSE attempts END, state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
+				+ this.dialect.sameAs("owner_id") + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
 				+ "' AND attempts = ?))", this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}
 
@@ -277,8 +337,11 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public void finish(UUID id) {
-		update("DELETE FROM " + this.calls + " WHERE id = ?", this.dialect.id(id));
+	public void finish(Collection<UUID> ids) {
+		if (!ids.isEmpty()) {
+			inBatchTransaction(() -> this.jdbc.update("DELETE FROM " + this.calls + " WHERE id IN ("
+					+ placeholders(ids.size()) + ")", ids.stream().map(this.dialect::id).toArray()));
+		}
 	}
 
 	/**
@@ -298,6 +361,33 @@ public final class JdbcCallRepository implements CallRepository {
 				+ " finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH),
 				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+	}
+
+	/**
+	 * Two counts in one round trip: pending rows through the due index; claimed ones, which
+	 * PostgreSQL's partial due index leaves out, through the owner index. Both are within the
+	 * horizon, a few thousand rows at most, and a poll asks only when several instances are alive.
+	 */
+	@Override
+	public Share share(UUID owner, Instant after, Instant until, Collection<String> methodIds) {
+		if (methodIds.isEmpty()) {
+			return new Share(0, 0);
+		}
+		String window = " AND due_at > ? AND due_at <= ? AND method_id IN (" + placeholders(methodIds.size()) + ")";
+		List<Object> arguments = new ArrayList<>();
+		arguments.add(this.dialect.instant(after));
+		arguments.add(this.dialect.instant(until));
+		arguments.addAll(methodIds);
+		// In the order of the text: the pending count's window, then the owner and the claimed count's.
+		List<Object> all = new ArrayList<>(arguments);
+		all.add(this.dialect.id(owner));
+		all.addAll(arguments);
+		String claimed = "SELECT COUNT(*) AS claimed, COUNT(CASE WHEN owner_id = ? THEN 1 END) AS mine FROM "
+				+ this.calls + " WHERE owner_id IS NOT NULL AND state = '" + CLAIMED + "'" + window;
+		String pending = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + PENDING + "'" + window;
+		Share share = this.jdbc.queryForObject("SELECT c.claimed + (" + pending + "), c.mine FROM (" + claimed + ") c",
+				(rs, n) -> new Share(rs.getLong(1), rs.getLong(2)), all.toArray());
+		return (share != null) ? share : new Share(0, 0);
 	}
 
 	@Override
@@ -431,6 +521,18 @@ public final class JdbcCallRepository implements CallRepository {
 	/** A transaction of this repository's own, tried again whole as {@link #update} is. */
 	private <T> @Nullable T inOwnTransaction(TransactionCallback<T> work) {
 		return retried(() -> this.ownTransaction.execute(work));
+	}
+
+	/**
+	 * A statement over a batch of ids, tried again as {@link #update} is: in a transaction of this
+	 * repository's own where the dialect asks for an isolation other than the connection's (see
+	 * {@link DurableDialect#ownTransactionIsolation()}), else alone.
+	 */
+	private <T> @Nullable T inBatchTransaction(Supplier<T> work) {
+		if (this.dialect.ownTransactionIsolation() == TransactionDefinition.ISOLATION_DEFAULT) {
+			return retried(work);
+		}
+		return inOwnTransaction((status) -> work.get());
 	}
 
 	private <T> T retried(Supplier<T> work) {

@@ -44,6 +44,11 @@ public class PostgresDialect extends DurableDialect {
 	}
 
 	@Override
+	public String returning(String update, String columns) {
+		return update + " RETURNING " + columns;
+	}
+
+	@Override
 	public void lockSchema(JdbcTemplate jdbc, String name) {
 		jdbc.queryForList("SELECT pg_advisory_lock(?)", SCHEMA_LOCK_BASE + name.hashCode());
 	}

@@ -1,0 +1,228 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The start gates and the finishes of this instance's calls, a batch per statement, on a thread
+ * of its own: the calls that fall due on one tick pass their gates together, then go to their
+ * executors; the rows of calls that ran go together, at least once a tick, and at the stop.
+ * <p>
+ * Threads: timers' workers put fired calls in, executors' threads put ended calls in, and the
+ * batches' thread takes them out. Whatever came in while a statement ran makes the next batch,
+ * so a tick's calls take one statement or a few, and a burst grows its batches by itself. Once
+ * {@link #stop stopped}, whoever puts a call in (or the closing thread) takes the batches out
+ * itself; the queues are safe for several takers, and each call is taken once.
+ */
+final class CallBatches {
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	private final Queue<DurableCall> fired = new ConcurrentLinkedQueue<>();
+
+	private final Queue<DurableCall> ended = new ConcurrentLinkedQueue<>();
+
+	/** Ended calls not written yet: the first one wakes the thread, which then waits a tick for more. */
+	private final AtomicInteger unwritten = new AtomicInteger();
+
+	/** Calls in either queue or in a batch being written: what a virtual clock waits for. */
+	private final AtomicInteger inProgress = new AtomicInteger();
+
+	private final Consumer<List<DurableCall>> gate;
+
+	private final Consumer<List<DurableCall>> finish;
+
+	private final int batchLength;
+
+	private final Thread thread;
+
+	/** How long an ended call waits for others to share its statement: a tick; none on a virtual clock. */
+	private volatile long finishDelayNanos;
+
+	private volatile boolean stopped;
+
+	/**
+	 * @param gate passes a batch of fired calls through their gates and hands them on
+	 * @param finish writes the end of a batch of calls that ran
+	 * @param batchLength the most calls of one statement
+	 */
+	CallBatches(Consumer<List<DurableCall>> gate, Consumer<List<DurableCall>> finish, int batchLength) {
+		this.gate = gate;
+		this.finish = finish;
+		this.batchLength = batchLength;
+		this.thread = DurableScheduler.daemon("wheel-timer-durable-gate").newThread(this::loop);
+	}
+
+	/** @param finishDelay how long the first call that ended waits for others to share its delete */
+	void start(Duration finishDelay) {
+		this.finishDelayNanos = finishDelay.toNanos();
+		this.thread.start();
+	}
+
+	/**
+	 * A timer's worker: the call fell due. It waits for the batch that gates it.
+	 * @return {@code false} if stopped: the caller hands the call back
+	 */
+	boolean fired(DurableCall call) {
+		if (this.stopped) {
+			return false;
+		}
+		this.inProgress.incrementAndGet();
+		this.fired.add(call);
+		if (this.stopped && this.fired.remove(call)) {
+			// Stopped meanwhile, and the stop's last look may have missed it.
+			this.inProgress.decrementAndGet();
+			return false;
+		}
+		LockSupport.unpark(this.thread);
+		return true;
+	}
+
+	/** An executor's thread: the call ran, and its row is to go. */
+	void ran(DurableCall call) {
+		this.inProgress.incrementAndGet();
+		this.ended.add(call);
+		if (this.stopped) {
+			// No thread to wait for: this one writes what it finds.
+			while (finishBatch()) {
+				// Until the queue is empty.
+			}
+		}
+		else if (this.unwritten.getAndIncrement() == 0) {
+			LockSupport.unpark(this.thread);
+		}
+	}
+
+	/**
+	 * The thread's loop. Gates come first, as calls wait for them; ended calls wait until one of
+	 * their statements is full, a gate's batch went by (a busy tick), or a tick has passed.
+	 */
+	private void loop() {
+		long finishAt = Long.MAX_VALUE;
+		while (!this.stopped) {
+			boolean gated = gateBatch();
+			if (this.unwritten.get() > 0) {
+				long now = System.nanoTime();
+				if (finishAt == Long.MAX_VALUE) {
+					finishAt = now + this.finishDelayNanos;
+				}
+				if (gated || now - finishAt >= 0 || this.unwritten.get() >= this.batchLength) {
+					finishBatch();
+					finishAt = Long.MAX_VALUE;
+					continue;
+				}
+			}
+			if (gated || !this.fired.isEmpty()) {
+				continue;
+			}
+			if (finishAt == Long.MAX_VALUE) {
+				LockSupport.park(this);
+			}
+			else {
+				LockSupport.parkNanos(this, finishAt - System.nanoTime());
+			}
+		}
+	}
+
+	/** @return whether a batch of fired calls went through its gates */
+	private boolean gateBatch() {
+		List<DurableCall> batch = take(this.fired);
+		if (batch.isEmpty()) {
+			return false;
+		}
+		try {
+			this.gate.accept(batch);
+		}
+		catch (RuntimeException | Error ex) {
+			logger.error("Durable calls' start gates failed unexpectedly; their rows are left to the lease", ex);
+		}
+		finally {
+			this.inProgress.addAndGet(-batch.size());
+		}
+		return true;
+	}
+
+	/** @return whether a batch of ended calls was written */
+	private boolean finishBatch() {
+		List<DurableCall> batch = take(this.ended);
+		if (batch.isEmpty()) {
+			return false;
+		}
+		this.unwritten.addAndGet(-batch.size());
+		try {
+			this.finish.accept(batch);
+		}
+		catch (RuntimeException | Error ex) {
+			logger.error("Durable calls' finishes failed unexpectedly; their rows are left to the lease", ex);
+		}
+		finally {
+			this.inProgress.addAndGet(-batch.size());
+		}
+		return true;
+	}
+
+	private List<DurableCall> take(Queue<DurableCall> queue) {
+		List<DurableCall> batch = new ArrayList<>();
+		DurableCall call;
+		while (batch.size() < this.batchLength && (call = queue.poll()) != null) {
+			batch.add(call);
+		}
+		return batch;
+	}
+
+	/**
+	 * Ends the thread, waiting for its statement in progress (which the stop's budget bounds),
+	 * then writes what ended meanwhile on the calling thread.
+	 * @param wait the most to wait for the thread
+	 * @return the fired calls that never reached a gate: the caller hands them back
+	 */
+	List<DurableCall> stop(Duration wait) {
+		this.stopped = true;
+		LockSupport.unpark(this.thread);
+		if (this.thread.isAlive() && this.thread != Thread.currentThread()) {
+			try {
+				this.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait.toNanos())));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		while (finishBatch()) {
+			// Until the queue is empty.
+		}
+		List<DurableCall> unstarted = new ArrayList<>();
+		DurableCall call;
+		while ((call = this.fired.poll()) != null) {
+			this.inProgress.decrementAndGet();
+			unstarted.add(call);
+		}
+		return unstarted;
+	}
+
+	/** @return how many calls wait for a batch, or are in one being written */
+	int waiting() {
+		return this.inProgress.get();
+	}
+
+	/**
+	 * Says whether calls wait for a batch.
+	 * @return {@code null} if none, else how many
+	 */
+	@Nullable String busy() {
+		int waiting = waiting();
+		return (waiting > 0) ? waiting + " durable calls wait for the batch of their start gate or of their finish"
+				: null;
+	}
+
+}
