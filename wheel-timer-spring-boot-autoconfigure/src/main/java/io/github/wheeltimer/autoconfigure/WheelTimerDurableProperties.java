@@ -45,7 +45,8 @@ public class WheelTimerDurableProperties {
 	private Duration lease = Duration.ofSeconds(10);
 
 	/**
-	 * Most calls one claim statement takes.
+	 * Most calls one claim statement takes. A poll stops claiming once that many calls already
+	 * due wait for the executors, and claims again once half of them started.
 	 */
 	private int batchSize = 500;
 

@@ -2,8 +2,11 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -208,6 +211,13 @@ final class CallBatches {
 			unstarted.add(call);
 		}
 		return unstarted;
+	}
+
+	/** @return the ids of the fired calls that wait for their gate's batch */
+	Set<UUID> atGate() {
+		Set<UUID> ids = new HashSet<>();
+		this.fired.forEach((call) -> ids.add(call.id()));
+		return ids;
 	}
 
 	/** @return how many calls wait for a batch, or are in one being written */

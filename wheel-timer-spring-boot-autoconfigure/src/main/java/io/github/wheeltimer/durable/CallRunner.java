@@ -1,6 +1,7 @@
 package io.github.wheeltimer.durable;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -126,6 +127,11 @@ final class CallRunner {
 		return this.batches.busy();
 	}
 
+	/** @return the ids of the calls that wait for their gate */
+	Set<UUID> atGate() {
+		return this.batches.atGate();
+	}
+
 	/** @return how many calls fell due and wait for their gate, or ran and wait for their finish */
 	int waiting() {
 		return this.batches.waiting();
@@ -137,9 +143,19 @@ final class CallRunner {
 		return (call != null) ? call.attempt() : 0;
 	}
 
-	/** Puts a claimed call on its wheel; one its timer refuses goes back at once. */
+	/**
+	 * Puts a claimed call on its wheel; one its timer refuses goes back at once. A call due
+	 * already (a backlog, calls taken over) has no tick to wait for: it joins the next batch of
+	 * gates, in the backlog until it starts.
+	 */
 	void hold(DurableCall call) {
-		RuntimeException refused = this.held.hold(call, this.clock.now());
+		Instant now = this.clock.now();
+		if (!call.due().isAfter(now)) {
+			this.held.enterBacklog(call);
+			fired(call);
+			return;
+		}
+		RuntimeException refused = this.held.hold(call, now);
 		if (refused != null) {
 			handBack(call, "its timer refused it: " + refused.getMessage());
 		}

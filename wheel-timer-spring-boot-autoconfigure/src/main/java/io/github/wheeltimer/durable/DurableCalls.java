@@ -2,6 +2,7 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -187,7 +188,10 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 					.forEach((call) -> byMethod.merge(call.method().description(), 1, Integer::sum));
 				Set<UUID> starting = this.held.stillDraining();
 				ranHere = kept - starting.size();
-				released += releaseAll(budget, null, starting);
+				// Calls due already when claimed wait for their gate without a wheel: they start here too.
+				Set<UUID> leftClaimed = new HashSet<>(starting);
+				leftClaimed.addAll(this.runner.atGate());
+				released += releaseAll(budget, null, leftClaimed);
 			}
 			if (released > 0) {
 				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")

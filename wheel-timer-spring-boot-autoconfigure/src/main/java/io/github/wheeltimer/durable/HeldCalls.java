@@ -102,6 +102,12 @@ final class HeldCalls {
 		return null;
 	}
 
+	/** A call due already goes to its gate without a wheel: it counts in the backlog until it starts. */
+	void enterBacklog(DurableCall call) {
+		call.enterBacklog();
+		this.backlog.incrementAndGet();
+	}
+
 	/** @return the id of the held call of that method and key, or {@code null} */
 	@Nullable UUID heldWith(String methodId, String key) {
 		return this.byKey.get(keyOf(methodId, key));

@@ -17,8 +17,10 @@
  * backlog of calls already due, the futures of calls not held yet, the drain of a stop.</li>
  * <li>{@code ClaimPoller}, the poll thread: retries deferred writes, takes over dead instances'
  * calls, cleans up, and claims the calls coming within the horizon.</li>
- * <li>{@code CallRunner}, executors' threads: gate, decode, invoke, finish, one outcome per run.
- * A run reaches its method through {@code DurableInvoker}: the bean's own advice
+ * <li>{@code CallRunner}: gate (on the gate thread), decode, invoke (on executors' threads),
+ * finish, one outcome per run; {@code CallBatches}, the gate thread, puts the gates of the calls
+ * that fell due together in one statement, and the deletes of the calls that ran in another, at
+ * least once a tick. A run reaches its method through {@code DurableInvoker}: the bean's own advice
  * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
  * the innermost step, inside the method's transaction.</li>
  * <li>{@code DurableLease}, the heartbeat thread: the instance's heartbeat and what it knows of its
@@ -34,9 +36,10 @@
  * ({@code PENDING}, or {@code CLAIMED} by this instance when it falls due within the horizon);
  * after the caller's transaction commits, a near call goes on its method's wheel. Otherwise a poll
  * of some instance claims it within the horizon and puts it on that instance's wheel. When it
- * fires, the wheel's worker hands it to the method's executor; there the start gate (one
- * conditional update: still this instance's, lease fresh by the database's clock) moves it to
- * {@code RUNNING}, the arguments are read back, the method runs, and the row is deleted (or kept
+ * fires, the wheel's worker puts it in the batch of its start gate (one conditional update for
+ * the calls that fell due together: still this instance's, lease fresh by the database's clock),
+ * which moves it to {@code RUNNING} and hands it to the method's executor; there the arguments are
+ * read back, the method runs, and the row joins the next batch of deletes (or is kept
  * {@code FAILED} with its error). A call that will not run here (a stop, a refusal) goes back to
  * {@code PENDING}; the calls of an instance whose heartbeat stopped are taken over by the others.
  *
@@ -47,8 +50,8 @@
  * {@link io.github.wheeltimer.durable.jdbc.DurableDialect} for the rest. A database is added with:
  * <ol>
  * <li>one dialect class, a subclass of {@code DurableDialect} that overrides what differs (the
- * clock expression, the upsert by key, limit, skip-locked, the one-statement claim if the
- * database has one, id and instant binding, the schema lock), named in
+ * clock expression, the upsert by key, limit, skip-locked, the one-statement claim and the
+ * returning gate if the database has them, id and instant binding, the schema lock), named in
  * {@code DurableDialect.forPlatform};</li>
  * <li>one schema script, {@code io/github/wheeltimer/durable/schema-<platform>.sql};</li>
  * <li>one subclass of the contract tests, {@code DurableCallsContractTests}, on a real server.</li>
