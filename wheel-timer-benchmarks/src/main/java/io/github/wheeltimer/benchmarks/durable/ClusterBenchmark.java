@@ -231,11 +231,13 @@ public final class ClusterBenchmark {
 		try (Database server = Database.start(databaseId)) {
 			version = server.version();
 			settings = server.settings();
+			ServerCpu serverCpu = new ServerCpu(server.serverPid());
+			System.err.printf("Database server: process %d and its children%n", serverCpu.pid());
 			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, server);
 			for (Config config : configs) {
 				Result result = new Result();
 				result.commitBefore = server.commitMicros();
-				MachineLoad before = MachineLoad.now(server);
+				MachineLoad before = MachineLoad.now(serverCpu);
 				System.err.printf("== %s%n", config.label);
 				try {
 					benchmark.begin(config, root);
@@ -250,7 +252,7 @@ public final class ClusterBenchmark {
 				finally {
 					benchmark.end();
 				}
-				result.otherCores = MachineLoad.now(server).otherCoresSince(before, benchmark.childCpuSeconds);
+				result.otherCores = MachineLoad.now(serverCpu).otherCoresSince(before, benchmark.childCpuSeconds);
 				result.commitAfter = server.commitMicros();
 				System.err.printf(Locale.ROOT, "  other work on the machine meanwhile: %.2f cores; a commit took %.0f µs "
 						+ "before, %.0f µs after%n", result.otherCores, result.commitBefore, result.commitAfter);

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.OptionalLong;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -98,10 +97,11 @@ interface Database extends AutoCloseable {
 	String betweenSteps();
 
 	/**
-	 * The server's process, where it is one process whose CPU time {@link MachineLoad} can read by
-	 * its id; empty for PostgreSQL, a process per connection, which it finds by name.
+	 * The server's process, whose CPU time {@link ServerCpu} reads with that of its children:
+	 * MariaDB's {@code mariadbd}, PostgreSQL's postmaster (its backends and background workers are
+	 * its children). By id, as a test build on the same machine runs servers of the same names.
 	 */
-	OptionalLong serverPid();
+	long serverPid();
 
 	@Override
 	void close() throws IOException;

@@ -96,6 +96,8 @@ public final class DurableBenchmark {
 		try (Database server = Database.start(databaseId)) {
 			version = server.version();
 			settings = String.format("%s; %s between steps", server.settings(), server.betweenSteps());
+			ServerCpu serverCpu = new ServerCpu(server.serverPid());
+			System.err.printf("Database server: process %d and its children%n", serverCpu.pid());
 			DurableBenchmark benchmark = new DurableBenchmark(size, server);
 			for (String system : systems) {
 				benchmark.database = "bench_" + system;
@@ -103,7 +105,7 @@ public final class DurableBenchmark {
 				String label = system;
 				Result result = new Result();
 				result.commitBefore = server.commitMicros();
-				MachineLoad before = MachineLoad.now(server);
+				MachineLoad before = MachineLoad.now(serverCpu);
 				try (DurableSystem durable = create(system, url)) {
 					label = durable.label();
 					System.err.printf("== %s%n", label);
@@ -116,7 +118,7 @@ public final class DurableBenchmark {
 					ex.printStackTrace();
 					result.failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 				}
-				result.otherCores = MachineLoad.now(server).otherCoresSince(before);
+				result.otherCores = MachineLoad.now(serverCpu).otherCoresSince(before);
 				result.commitAfter = server.commitMicros();
 				System.err.printf(Locale.ROOT, "  other work on the machine meanwhile: %.2f cores; a commit took %.0f µs "
 						+ "before, %.0f µs after%n", result.otherCores, result.commitBefore, result.commitAfter);

@@ -3,8 +3,6 @@ package io.github.wheeltimer.benchmarks.durable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.OptionalLong;
-import java.util.stream.Stream;
 
 /**
  * How busy the machine was with work other than this run: all CPU time the kernel counted as busy,
@@ -12,36 +10,30 @@ import java.util.stream.Stream;
  * system's turn changes its figures; the log says so rather than leave it to be guessed. Linux
  * only ({@code /proc}); elsewhere it reports nothing.
  * <p>
- * PostgreSQL is a process per connection, found by name; MariaDB one process, found by its id
- * (a test build's MariaDB servers, of the same name, are other work). Approximate: the time of a
- * PostgreSQL process that ended during the turn (an autovacuum worker) counts as other work.
+ * The server's time is {@link ServerCpu}'s: its processes found by id, those that ended during
+ * the turn included (a test build's PostgreSQL and MariaDB servers, of the same names, are other
+ * work).
  */
 final class MachineLoad {
 
 	private static final Path STAT = Path.of("/proc/stat");
 
-	/** The kernel's unit of CPU time in /proc; 100 per second on every usual Linux build. */
-	private static final double TICKS_PER_SECOND = 100;
+	private final long machineBusyTicks;
 
-	private final long machineBusy;
-
-	private final long ours;
+	private final long ourNanos;
 
 	private final long nanoTime;
 
-	private MachineLoad(long machineBusy, long ours, long nanoTime) {
-		this.machineBusy = machineBusy;
-		this.ours = ours;
+	private MachineLoad(long machineBusyTicks, long ourNanos, long nanoTime) {
+		this.machineBusyTicks = machineBusyTicks;
+		this.ourNanos = ourNanos;
 		this.nanoTime = nanoTime;
 	}
 
-	static MachineLoad now(Database database) {
+	static MachineLoad now(ServerCpu server) {
 		try {
-			OptionalLong server = database.serverPid();
-			long serverTicks = server.isPresent()
-					? processTicks(Path.of("/proc", Long.toString(server.getAsLong()), "stat")) : postgresTicks();
-			return new MachineLoad(machineBusy(), processTicks(Path.of("/proc/self/stat")) + serverTicks,
-					System.nanoTime());
+			long self = ServerCpu.processTicks(Path.of("/proc/self/stat")) * ServerCpu.NANOS_PER_TICK;
+			return new MachineLoad(machineBusyTicks(), self + server.nanos(), System.nanoTime());
 		}
 		catch (IOException | RuntimeException ex) {
 			return new MachineLoad(-1, -1, System.nanoTime());
@@ -53,12 +45,13 @@ final class MachineLoad {
 	 * core, or NaN where it cannot be told.
 	 */
 	double otherCoresSince(MachineLoad earlier) {
-		if (this.machineBusy < 0 || earlier.machineBusy < 0) {
+		if (this.machineBusyTicks < 0 || earlier.machineBusyTicks < 0) {
 			return Double.NaN;
 		}
 		double seconds = (this.nanoTime - earlier.nanoTime) / 1e9;
-		long other = (this.machineBusy - earlier.machineBusy) - (this.ours - earlier.ours);
-		return Math.max(0, other / TICKS_PER_SECOND / seconds);
+		double busy = (this.machineBusyTicks - earlier.machineBusyTicks) / (double) ServerCpu.TICKS_PER_SECOND;
+		double ours = (this.ourNanos - earlier.ourNanos) / 1e9;
+		return Math.max(0, (busy - ours) / seconds);
 	}
 
 	/**
@@ -72,7 +65,7 @@ final class MachineLoad {
 	}
 
 	/** The first line of /proc/stat: every state but idle and iowait is busy. */
-	private static long machineBusy() throws IOException {
+	private static long machineBusyTicks() throws IOException {
 		String[] fields = Files.readAllLines(STAT).get(0).trim().split("\\s+");
 		long busy = 0;
 		for (int i = 1; i < fields.length && i <= 8; i++) {
@@ -81,35 +74,6 @@ final class MachineLoad {
 			}
 		}
 		return busy;
-	}
-
-	private static long postgresTicks() throws IOException {
-		long ticks = 0;
-		try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-			for (Path process : (Iterable<Path>) processes::iterator) {
-				String name = process.getFileName().toString();
-				if (!name.chars().allMatch(Character::isDigit)) {
-					continue;
-				}
-				try {
-					if (Files.readString(process.resolve("comm")).strip().equals("postgres")) {
-						ticks += processTicks(process.resolve("stat"));
-					}
-				}
-				catch (IOException ex) {
-					// The process ended while we looked.
-				}
-			}
-		}
-		return ticks;
-	}
-
-	/** utime + stime of one process; the fields after its name, which may hold spaces. */
-	private static long processTicks(Path stat) throws IOException {
-		String line = Files.readString(stat);
-		String[] fields = line.substring(line.lastIndexOf(')') + 2).split(" ");
-		// After the name: state is field 3 of the whole line, utime 14 and stime 15.
-		return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
 	}
 
 }

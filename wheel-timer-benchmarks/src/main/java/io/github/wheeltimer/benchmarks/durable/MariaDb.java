@@ -20,7 +20,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -373,9 +372,10 @@ final class MariaDb implements Database {
 		return "purge caught up, ANALYZE TABLE and every dirty page flushed";
 	}
 
+	/** {@code mariadbd} itself, started from its binary: no script stands between. */
 	@Override
-	public OptionalLong serverPid() {
-		return OptionalLong.of(this.server.pid());
+	public long serverPid() {
+		return this.server.pid();
 	}
 
 	@Override

@@ -1,11 +1,12 @@
 package io.github.wheeltimer.benchmarks.durable;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.OptionalLong;
 
 import javax.sql.DataSource;
 
@@ -32,16 +33,57 @@ final class Postgres implements Database {
 
 	private final EmbeddedPostgres server;
 
-	private Postgres(EmbeddedPostgres server) {
+	/** The postmaster's process id: every backend and background worker is a child of it. */
+	private final long postmasterPid;
+
+	private Postgres(EmbeddedPostgres server, long postmasterPid) {
 		this.server = server;
+		this.postmasterPid = postmasterPid;
 	}
 
-	static Postgres start() throws IOException {
-		return new Postgres(EmbeddedPostgres.builder()
+	static Postgres start() throws IOException, SQLException {
+		EmbeddedPostgres server = EmbeddedPostgres.builder()
 			.setServerConfig("synchronous_commit", "on")
 			.setServerConfig("checkpoint_timeout", "1h")
 			.setServerConfig("autovacuum", "off")
-			.start());
+			.start();
+		try {
+			return new Postgres(server, postmasterPid(server));
+		}
+		catch (IOException | SQLException | RuntimeException ex) {
+			server.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * The postmaster's id, from the first line of {@code postmaster.pid} in the server's data
+	 * directory, which the server itself names. Not the process EmbeddedPostgres started
+	 * ({@code getProcess()}): that is {@code pg_ctl}, gone once the server runs. Checked against
+	 * the parent of a backend of ours, so that the CPU read is this server's.
+	 */
+	private static long postmasterPid(EmbeddedPostgres server) throws IOException, SQLException {
+		try (Connection connection = server.getPostgresDatabase().getConnection();
+				Statement statement = connection.createStatement()) {
+			Path dataDirectory = Path.of(queryForString(statement, "SHOW data_directory"));
+			long postmaster = Long
+				.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).strip());
+			// Read while the connection is open: its backend ends with it.
+			long backend = Long.parseLong(queryForString(statement, "SELECT pg_backend_pid()"));
+			long parent = ServerCpu.parentPid(backend);
+			if (parent != postmaster) {
+				throw new IllegalStateException("postmaster.pid in " + dataDirectory + " names process " + postmaster
+						+ ", but our backend " + backend + " is a child of " + parent);
+			}
+			return postmaster;
+		}
+	}
+
+	private static String queryForString(Statement statement, String sql) throws SQLException {
+		try (ResultSet result = statement.executeQuery(sql)) {
+			result.next();
+			return result.getString(1);
+		}
 	}
 
 	@Override
@@ -111,8 +153,8 @@ final class Postgres implements Database {
 	}
 
 	@Override
-	public OptionalLong serverPid() {
-		return OptionalLong.empty();
+	public long serverPid() {
+		return this.postmasterPid;
 	}
 
 	@Override
