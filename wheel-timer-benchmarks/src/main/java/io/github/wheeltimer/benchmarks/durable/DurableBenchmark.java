@@ -49,6 +49,9 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * <li>D4, statements per call: everything the instance and its callers sent while the lateness
  * calls were scheduled, waited and ran, over their number; and the same for the burst.</li>
  * </ol>
+ * D6, the database server's own CPU time per 1,000 calls ({@link ServerCpu}), is read over two of
+ * those steps: over the lateness calls, the span of D4's paced figure; over the burst, from the
+ * instance's start to the last run, its calls' writing left out.
  * Between steps the system's database is vacuumed, analyzed and checkpointed
  * ({@link Database#settle}; on MariaDB: purge, {@code ANALYZE TABLE}, dirty pages flushed), so that
  * no step pays for the server's tidying after an earlier one, and each starts with the statistics
@@ -75,14 +78,18 @@ public final class DurableBenchmark {
 
 	private final Database server;
 
+	/** D6: the server's processes, read before and after a step. */
+	private final ServerCpu serverCpu;
+
 	/** The database of the system being measured. */
 	private String database;
 
 	private long nextCall = 1;
 
-	private DurableBenchmark(Size size, Database server) {
+	private DurableBenchmark(Size size, Database server, ServerCpu serverCpu) {
 		this.size = size;
 		this.server = server;
+		this.serverCpu = serverCpu;
 	}
 
 	public static void main(String[] args) throws Exception {
@@ -98,7 +105,7 @@ public final class DurableBenchmark {
 			settings = String.format("%s; %s between steps", server.settings(), server.betweenSteps());
 			ServerCpu serverCpu = new ServerCpu(server.serverPid());
 			System.err.printf("Database server: process %d and its children%n", serverCpu.pid());
-			DurableBenchmark benchmark = new DurableBenchmark(size, server);
+			DurableBenchmark benchmark = new DurableBenchmark(size, server, serverCpu);
 			for (String system : systems) {
 				benchmark.database = "bench_" + system;
 				String url = server.createDatabase(benchmark.database);
@@ -177,16 +184,20 @@ public final class DurableBenchmark {
 		long first = take(count);
 		System.err.printf("  burst: writing %,d calls with no instance running%n", count);
 		settle();
+		ServerCpu.Mark writing = this.serverCpu.mark();
 		DurableSystem.Backlog backlog = system.prepareBacklog(first, count);
+		ServerCpu.Used written = writing.usedFor(count);
 		settle();
 		sleepUntil(backlog.allDueBy().plusMillis(200));
 		CallLog.Recorder recorder = CallLog.expect(first, count);
 		Counts before = countsOf(system);
+		ServerCpu.Mark draining = this.serverCpu.mark();
 		long startedAt = CallLog.nowMicros();
 		system.start();
 		double startup = (CallLog.nowMicros() - startedAt) / 1e6;
 		recorder.awaitAll(startedAt + BURST_CAP.toNanos() / 1_000);
 		Counts ran = countsOf(system).minus(before);
+		result.drainCpu = draining.usedFor(count);
 		long[] firstAndLast = recorder.firstAndLastRun();
 		int done = recorder.ran();
 		double seconds = (firstAndLast[1] - firstAndLast[0]) / 1e6;
@@ -203,6 +214,8 @@ public final class DurableBenchmark {
 		result.burstCommits = (backlog.scheduling().commits() + ran.commits()) / (double) count;
 		System.err.printf("  burst: %s%n  burst: %,d statements to schedule, %,d to run and finish:%n%s",
 				result.burstText, backlog.scheduling().statements(), ran.statements(), ran.describe("    "));
+		System.err.printf("  burst: database CPU per 1,000 calls: %s to write them (ours: with its writing instance's "
+				+ "start and stop), %s to run and finish them%n", written.text(), result.drainCpu.text());
 	}
 
 	/** D5: statements per second with nothing pending. */
@@ -229,6 +242,7 @@ public final class DurableBenchmark {
 		long spacingNanos = this.size.latenessPacing.toNanos() / count;
 		System.err.printf("  lateness: %,d calls over %d s%n", count, this.size.latenessPacing.toSeconds());
 		Counts before = system.counter().counts();
+		ServerCpu.Mark paced = this.serverCpu.mark();
 		long start = System.nanoTime();
 		long lastDue = 0;
 		for (int i = 0; i < count; i++) {
@@ -245,11 +259,12 @@ public final class DurableBenchmark {
 		}
 		recorder.awaitAll(lastDue + system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000);
 		Counts counts = system.counter().counts().minus(before);
+		result.pacedCpu = paced.usedFor(count);
 		result.lateness = recorder.lateness();
 		result.spreadStatements = counts.statements() / (double) count;
 		result.spreadCommits = counts.commits() / (double) count;
-		System.err.printf("  lateness: %s%n  lateness: %,d statements:%n%s", result.lateness.text(),
-				counts.statements(), counts.describe("    "));
+		System.err.printf("  lateness: %s%n  lateness: %,d statements:%n%s  lateness: database CPU per 1,000 calls %s%n",
+				result.lateness.text(), counts.statements(), counts.describe("    "), result.pacedCpu.text());
 	}
 
 	/**
@@ -364,6 +379,8 @@ public final class DurableBenchmark {
 						r.scheduleInTransaction.statementsPerCall(), r.scheduleInTransaction.commitsPerCall()));
 		row(table, "D5", String.format(Locale.ROOT, "idle statements per second (over %d s)", size.idle.toSeconds()),
 				results, (r) -> String.format(Locale.ROOT, "%.2f", r.idlePerSecond));
+		row(table, "D6", "database CPU per 1,000 calls: paced (D2) / backlog drain (D3)", results,
+				(r) -> r.pacedCpu.text() + " / " + r.drainCpu.text());
 		return table.toString();
 	}
 
@@ -394,11 +411,21 @@ public final class DurableBenchmark {
 						+ "call; \"early\" ran before it. D4 paced: everything sent while the D2 calls were "
 						+ "scheduled, waited (polling included) and ran, over their number; burst: the D3 calls' "
 						+ "scheduling and their run. A batch counts as one statement; commits are counted apart. "
+						+ "D6: the database server's own CPU time, user and system, over a step, per 1,000 of its "
+						+ "calls; its processes found by id, never by name (PostgreSQL: the postmaster, every "
+						+ "backend and background worker, and those that ended during the step; MariaDB: mariadbd). "
+						+ "Paced: the span of D4 paced; backlog drain: from the instance's start to the last D3 "
+						+ "call's run, their writing (in D4 burst) left out. The kernel counts in 10 ms ticks: a "
+						+ "figure is good to %d ticks over its step, %s ms per 1,000 calls over D2's %,d calls and "
+						+ "%s over D3's %,d; the seconds in all beside it say how much it rests on. "
 						+ "%s%n%n"
 						+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for "
 						+ "figures worth comparing), and what a one-row autocommit insert took before and after "
 						+ "(the disk's flush):",
-				size.schedule, ROUNDS, size.scheduleWarmUp, DbSchedulerSystem.configurations(database)));
+				size.schedule, ROUNDS, size.scheduleWarmUp, ServerCpu.ERROR_TICKS,
+				ServerCpu.Used.errorPerThousandCalls(size.lateness), size.lateness,
+				ServerCpu.Used.errorPerThousandCalls(size.burst), size.burst,
+				DbSchedulerSystem.configurations(database)));
 		results.forEach((label, result) -> footer.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f/%.0f µs;",
 				label, result.otherCores, result.commitBefore, result.commitAfter)));
 		footer.setLength(footer.length() - 1);
@@ -491,6 +518,11 @@ public final class DurableBenchmark {
 		double spreadCommits = Double.NaN;
 
 		double idlePerSecond = Double.NaN;
+
+		/** D6: the database server's CPU time over the D2 calls, and over the D3 calls' run. */
+		ServerCpu.Used pacedCpu;
+
+		ServerCpu.Used drainCpu;
 
 		/** CPU that work other than this run used meanwhile, in cores. */
 		double otherCores = Double.NaN;
