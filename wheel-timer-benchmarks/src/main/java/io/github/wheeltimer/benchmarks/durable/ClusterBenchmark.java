@@ -72,7 +72,8 @@ import io.github.wheeltimer.durable.jdbc.DurableDialect;
  * run;</li>
  * <li>instance b starts; K1, K2 and K3 again with two instances; K7: a live instance that lost
  * calls to another (ours' taken-over and fenced counts) or a call that ran twice, while nothing
- * was killed, is a false death;</li>
+ * was killed, is a false death; K9: the database server's own CPU time per 1,000 calls
+ * ({@link ServerCpu}) over K1's and K3's steps, with one and with two instances;</li>
  * <li>runs now do 50 ms of work, so that calls are in flight at a kill. K4 and K6: both instances
  * make 100 calls/s each, delays 1, 2 and 5 s; halfway, once b has a call in flight, b is killed.
  * The database says which calls b held (ours: rows it owned, claimed or running; db-scheduler:
@@ -183,6 +184,9 @@ public final class ClusterBenchmark {
 
 	private final Database server;
 
+	/** K9: the server's processes, read before and after a step. */
+	private final ServerCpu serverCpu;
+
 	/** How our tables take ids and instants on this run's database. */
 	private final DurableDialect dialect;
 
@@ -208,10 +212,11 @@ public final class ClusterBenchmark {
 
 	private long nextCall = 1;
 
-	private ClusterBenchmark(Size size, Scope scope, Database server) {
+	private ClusterBenchmark(Size size, Scope scope, Database server, ServerCpu serverCpu) {
 		this.size = size;
 		this.scope = scope;
 		this.server = server;
+		this.serverCpu = serverCpu;
 		this.dialect = DurableDialect.forPlatform(server.id());
 	}
 
@@ -233,7 +238,7 @@ public final class ClusterBenchmark {
 			settings = server.settings();
 			ServerCpu serverCpu = new ServerCpu(server.serverPid());
 			System.err.printf("Database server: process %d and its children%n", serverCpu.pid());
-			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, server);
+			ClusterBenchmark benchmark = new ClusterBenchmark(size, scope, server, serverCpu);
 			for (Config config : configs) {
 				Result result = new Result();
 				result.commitBefore = server.commitMicros();
@@ -415,6 +420,7 @@ public final class ClusterBenchmark {
 	/** K1 and K2. */
 	private Throughput throughput(List<ClusterChild> instances) throws Exception {
 		long[] before = counts(instances);
+		ServerCpu.Mark cpu = this.serverCpu.mark();
 		long[] firsts = new long[instances.size()];
 		for (int i = 0; i < instances.size(); i++) {
 			firsts[i] = take(BLOCK);
@@ -431,15 +437,16 @@ public final class ClusterBenchmark {
 		long[] counts = minus(counts(instances), before);
 		List<RunLog.Call> calls = range.calls(this.truth);
 		Tally tally = Tally.of(calls);
+		ServerCpu.Used used = cpu.usedFor(tally.made);
 		long firstMade = calls.stream().mapToLong((c) -> c.madeMicros).filter((m) -> m != Long.MIN_VALUE).min().orElse(0);
 		long lastMade = calls.stream().mapToLong((c) -> c.madeMicros).max().orElse(0);
 		long firstDue = calls.stream().mapToLong(RunLog.Call::due).min().orElse(0);
 		long lastDue = calls.stream().mapToLong(RunLog.Call::due).max().orElse(0);
 		Throughput throughput = new Throughput(range, tally.made, tally.made / seconds(tally.lastRun - firstDue),
 				tally.made / seconds(lastMade - firstMade), seconds(tally.lastRun - lastDue),
-				counts[0] / (double) tally.made, counts[1] / (double) tally.made, tally.twice, tally.missing);
-		System.err.printf("  throughput: %s; %.2f statements per call (+%.2f commits)%n", throughput.text(),
-				throughput.statements, throughput.commits);
+				counts[0] / (double) tally.made, counts[1] / (double) tally.made, used, tally.twice, tally.missing);
+		System.err.printf("  throughput: %s; %.2f statements per call (+%.2f commits); database CPU per 1,000 calls "
+				+ "%s%n", throughput.text(), throughput.statements, throughput.commits, throughput.cpu.text());
 		return throughput;
 	}
 
@@ -457,19 +464,23 @@ public final class ClusterBenchmark {
 			writeDbSchedulerBurst(first, count, due);
 		}
 		long written = CallLog.nowMicros();
+		// The run and finish of the calls, as K2's burst figure: the harness's own writing left out.
+		ServerCpu.Mark cpu = this.serverCpu.mark();
 		this.truth.expect(first, count, due);
 		Ranges range = new Ranges(new long[] { first }, count);
 		awaitRuns(range, due + micros(this.config.look) + micros(GRACE) + 60_000_000L);
 		long[] counts = minus(counts(instances), before);
+		ServerCpu.Used used = cpu.usedFor(count);
 		List<RunLog.Call> calls = range.calls(this.truth);
 		Tally tally = Tally.of(calls);
 		Map<String, Integer> split = new LinkedHashMap<>();
 		instances.forEach((instance) -> split.put(instance.name, 0));
 		calls.stream().filter(RunLog.Call::ran).forEach((call) -> split.merge(call.first().instance, 1, Integer::sum));
 		Burst burst = new Burst(range, count, seconds(tally.lastRun - due), tally.ran / seconds(tally.lastRun - due),
-				split, written > due, counts[0] / (double) count, counts[1] / (double) count, tally.twice, tally.missing);
-		System.err.printf("  burst: %s; %.2f statements per call to run it (+%.2f commits)%n", burst.text(),
-				burst.statements, burst.commits);
+				split, written > due, counts[0] / (double) count, counts[1] / (double) count, used, tally.twice,
+				tally.missing);
+		System.err.printf("  burst: %s; %.2f statements per call to run it (+%.2f commits); database CPU per 1,000 "
+				+ "calls %s%n", burst.text(), burst.statements, burst.commits, burst.cpu.text());
 		return burst;
 	}
 
@@ -908,6 +919,12 @@ public final class ClusterBenchmark {
 				(r) -> (r.restartNote != null) ? r.restartNote : Restart.text(r.restartsGenerated));
 		row(table, "K8b", "restart as K8, with `wheel-timer.durable.instance-name` the same for both runs", results,
 				(r) -> (r.restartNote != null) ? r.restartNote : Restart.text(r.restartsNamed));
+		if (scope == Scope.ALL) {
+			row(table, "K9", "database CPU per 1,000 calls: K1 / K1b throughput (schedule, run, finish); K3 / K3b "
+					+ "burst (run, finish)", results,
+					(r) -> String.format(Locale.ROOT, "%s / %s; burst %s / %s", r.throughput1.cpu.text(),
+							r.throughput2.cpu.text(), r.burst1.cpu.text(), r.burst2.cpu.text()));
+		}
 		return table.toString();
 	}
 
@@ -972,18 +989,26 @@ public final class ClusterBenchmark {
 		return footer.append(".\n").toString();
 	}
 
-	/** The notes on K1 to K7. */
+	/** The notes on K1 to K7, and K9. */
 	private static String kills(Size size) {
 		return String.format(Locale.ROOT,
 				"K1: calls made over the time from the first one's due time to the last run. K2: everything the "
 						+ "instances sent during K1, polling and heartbeats included, over the calls; a batch counts "
 						+ "once. K3: from the due instant to the last run; the harness wrote the calls %.0f s ahead "
-						+ "(not counted in K2). K4-K6: db-scheduler with a 2 s heartbeat (dead after 12 s, looked for "
+						+ "(not counted in K2 or K9). K9: the database server's own CPU time, user and "
+						+ "system, over a step, per 1,000 of its calls: over K1 (K2's span) and from the end of the "
+						+ "burst's writing to its last run (its run and finish, as K2's burst figure); its processes "
+						+ "found by id, never by name (PostgreSQL: the postmaster, every backend and background "
+						+ "worker, and those that ended during the step; MariaDB: mariadbd). The kernel counts in "
+						+ "10 ms ticks: a figure is good to %d ticks over its step, %s ms per 1,000 calls over K3's "
+						+ "%,d calls; the seconds in all beside it say how much it rests on. K4-K6: db-scheduler with "
+						+ "a 2 s heartbeat (dead after 12 s, looked for "
 						+ "every 4 s); at its default heartbeat of %d min and %d missed heartbeats, an execution picked "
 						+ "just before a kill is found dead 30 to 40 minutes later (marked computed). K6: lateness of the "
 						+ "run that did each call's work (a call cut by the kill counts by its second run). Ours' "
 						+ "expected release in K4: %s (defaults), %s (short lease). ",
-				size.burstLead.toMillis() / 1e3, DB_SCHEDULER_HEARTBEAT.toMinutes(), DB_SCHEDULER_MISSED, CONFIGS.get(0).expected,
+				size.burstLead.toMillis() / 1e3, ServerCpu.ERROR_TICKS, ServerCpu.Used.errorPerThousandCalls(size.burst),
+				size.burst, DB_SCHEDULER_HEARTBEAT.toMinutes(), DB_SCHEDULER_MISSED, CONFIGS.get(0).expected,
 				CONFIGS.get(1).expected);
 	}
 
@@ -1140,9 +1165,9 @@ public final class ClusterBenchmark {
 
 	}
 
-	/** K1, K2. */
+	/** K1, K2, K9. */
 	record Throughput(Ranges range, int calls, double perSecond, double madePerSecond, double tail, double statements,
-			double commits, int twice, int missing) {
+			double commits, ServerCpu.Used cpu, int twice, int missing) {
 
 		String text() {
 			String text = String.format(Locale.ROOT, "%,.0f calls/s (%,d calls, made at %,.0f/s; the last ran %.1f s after "
@@ -1152,9 +1177,9 @@ public final class ClusterBenchmark {
 
 	}
 
-	/** K3. */
+	/** K3, and its share of K2 and K9. */
 	record Burst(Ranges range, int count, double lastAfterDue, double perSecond, Map<String, Integer> split,
-			boolean writtenLate, double statements, double commits, int twice, int missing) {
+			boolean writtenLate, double statements, double commits, ServerCpu.Used cpu, int twice, int missing) {
 
 		String text() {
 			String text = String.format(Locale.ROOT, "%,.0f calls/s, the last %.2f s after the due instant",
