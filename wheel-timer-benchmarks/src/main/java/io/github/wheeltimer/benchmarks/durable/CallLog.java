@@ -113,20 +113,12 @@ final class CallLog {
 		synchronized Lateness lateness() {
 			long[] late = new long[count()];
 			int n = 0;
-			int early = 0;
-			long earliest = 0;
 			for (int i = 0; i < count(); i++) {
 				if (this.ranAtMicros[i] != NOT_RUN) {
 					late[n++] = this.lateMicros[i];
-					if (this.lateMicros[i] < 0) {
-						early++;
-						earliest = Math.min(earliest, this.lateMicros[i]);
-					}
 				}
 			}
-			Arrays.sort(late, 0, n);
-			return new Lateness(n, count() - n, this.twice.get(), early, earliest / 1e3, percentile(late, n, 0.50),
-					percentile(late, n, 0.99), (n > 0) ? late[n - 1] / 1e3 : Double.NaN);
+			return Lateness.of(Arrays.copyOf(late, n), count() - n, this.twice.get());
 		}
 
 		/** First and last run, epoch micros, of the calls that ran. */
@@ -142,15 +134,6 @@ final class CallLog {
 			return new long[] { first, last };
 		}
 
-		/** Nearest rank, in ms. */
-		private static double percentile(long[] sorted, int n, double fraction) {
-			if (n == 0) {
-				return Double.NaN;
-			}
-			int rank = (int) Math.ceil(fraction * n);
-			return sorted[Math.max(0, rank - 1)] / 1e3;
-		}
-
 	}
 
 	/**
@@ -164,6 +147,35 @@ final class CallLog {
 	 */
 	record Lateness(int ran, int missing, int twice, int early, double earliestMs, double p50Ms, double p99Ms,
 			double maxMs) {
+
+		/**
+		 * @param late each call's lateness, µs, of the calls that ran, in any order: sorted in place
+		 * @param missing calls that did not run
+		 * @param twice second runs
+		 */
+		static Lateness of(long[] late, int missing, int twice) {
+			Arrays.sort(late);
+			int n = late.length;
+			int early = 0;
+			long earliest = 0;
+			for (long micros : late) {
+				if (micros < 0) {
+					early++;
+					earliest = Math.min(earliest, micros);
+				}
+			}
+			return new Lateness(n, missing, twice, early, earliest / 1e3, percentile(late, 0.50),
+					percentile(late, 0.99), (n > 0) ? late[n - 1] / 1e3 : Double.NaN);
+		}
+
+		/** Nearest rank, in ms. */
+		private static double percentile(long[] sorted, double fraction) {
+			if (sorted.length == 0) {
+				return Double.NaN;
+			}
+			int rank = (int) Math.ceil(fraction * sorted.length);
+			return sorted[Math.max(0, rank - 1)] / 1e3;
+		}
 
 		String text() {
 			String text = String.format(Locale.ROOT, "p50 %s / p99 %s / max %s ms, %d early", ms(this.p50Ms),

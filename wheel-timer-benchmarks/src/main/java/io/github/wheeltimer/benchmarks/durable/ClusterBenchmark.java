@@ -16,11 +16,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import com.github.kagkarlsson.scheduler.SchedulerBuilder;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
@@ -66,14 +68,15 @@ import io.github.wheeltimer.durable.jdbc.DurableDialect;
  * instance make calls (delay 1 s, no work) back to back for some seconds; calls made over the
  * time from the first one's due time to the last run (so the delay itself does not count, the
  * tail of the runs does). K2: the statements the instances sent meanwhile, per call;</li>
- * <li>K3: burst: the harness writes {@code N} calls due at one instant a few seconds ahead, the
+ * <li>K3: burst: the harness writes {@code N} calls due at one instant some seconds ahead, the
  * instances already running (ours: rows written straight into its table, as a big transaction's
  * calls would be; db-scheduler: its client's batch schedule); from the due instant to the last
- * run;</li>
- * <li>instance b starts; K1, K2 and K3 again with two instances; K7: a live instance that lost
- * calls to another (ours' taken-over and fenced counts) or a call that ran twice, while nothing
- * was killed, is a false death; K9: the database server's own CPU time per 1,000 calls
- * ({@link ServerCpu}) over K1's and K3's steps, with one and with two instances;</li>
+ * run, and the lateness of each call's first run against the due instant (none may be early);</li>
+ * <li>instance b starts; K1, K2 and K3 again with two instances (K3b: which instance ran how many
+ * of the burst's calls); K7: a live instance that lost calls to another (ours' taken-over and
+ * fenced counts) or a call that ran twice, while nothing was killed, is a false death; K9: the
+ * database server's own CPU time per 1,000 calls ({@link ServerCpu}) over K1's and K3's steps, with
+ * one and with two instances;</li>
  * <li>runs now do 50 ms of work, so that calls are in flight at a kill. K4 and K6: both instances
  * make 100 calls/s each, delays 1, 2 and 5 s; halfway, once b has a call in flight, b is killed.
  * The database says which calls b held (ours: rows it owned, claimed or running; db-scheduler:
@@ -455,7 +458,8 @@ public final class ClusterBenchmark {
 		int count = this.size.burst;
 		long first = take(count);
 		long[] before = counts(instances);
-		long due = CallLog.nowMicros() + micros(this.size.burstLead);
+		long writing = CallLog.nowMicros();
+		long due = writing + micros(this.size.burstLead);
 		System.err.printf("  burst: writing %,d calls due in %.0f s%n", count, this.size.burstLead.toMillis() / 1e3);
 		if (ours()) {
 			writeOursBurst(first, count, due);
@@ -476,11 +480,17 @@ public final class ClusterBenchmark {
 		Map<String, Integer> split = new LinkedHashMap<>();
 		instances.forEach((instance) -> split.put(instance.name, 0));
 		calls.stream().filter(RunLog.Call::ran).forEach((call) -> split.merge(call.first().instance, 1, Integer::sum));
+		// By each call's first run: the one that would be early, and with no kill the only one.
+		long[] late = calls.stream()
+			.filter(RunLog.Call::ran)
+			.mapToLong((call) -> call.first().startMicros - call.due())
+			.toArray();
 		Burst burst = new Burst(range, count, seconds(tally.lastRun - due), tally.ran / seconds(tally.lastRun - due),
-				split, written > due, counts[0] / (double) count, counts[1] / (double) count, used, tally.twice,
-				tally.missing);
-		System.err.printf("  burst: %s; %.2f statements per call to run it (+%.2f commits); database CPU per 1,000 "
-				+ "calls %s%n", burst.text(), burst.statements, burst.commits, burst.cpu.text());
+				split, CallLog.Lateness.of(late, tally.missing, tally.twice), seconds(written - writing), written > due,
+				counts[0] / (double) count, counts[1] / (double) count, used, tally.twice, tally.missing);
+		System.err.printf("  burst: %s; written in %.2f s; %.2f statements per call to run it (+%.2f commits); "
+				+ "database CPU per 1,000 calls %s%n", burst.text(), burst.writeSeconds, burst.statements,
+				burst.commits, burst.cpu.text());
 		return burst;
 	}
 
@@ -939,8 +949,8 @@ public final class ClusterBenchmark {
 				(r) -> String.format(Locale.ROOT, "%.2f (+%.2f) / %.2f (+%.2f); burst %.2f / %.2f",
 						r.throughput1.statements, r.throughput1.commits, r.throughput2.statements,
 						r.throughput2.commits, r.burst1.statements, r.burst2.statements));
-		row(table, "K3", String.format(Locale.ROOT, "burst: %,d calls due at one instant, 1 instance running", size.burst),
-				results, (r) -> r.burst1.text());
+		row(table, "K3", String.format(Locale.ROOT, "burst: %,d calls due at one instant, 1 instance running; lateness "
+				+ "of each call against that instant", size.burst), results, (r) -> r.burst1.text());
 		row(table, "K3b", "burst, 2 instances running (calls run by each)", results, (r) -> r.burst2.text());
 		row(table, "K4", "recovery: b killed (SIGKILL) while holding calls; when the database released them, and when "
 				+ "the last of them due by then ran", results, (r) -> r.recovery.text() + r.computedRecovery);
@@ -974,7 +984,7 @@ public final class ClusterBenchmark {
 			double minutes) {
 		StringBuilder footer = new StringBuilder(String.format("%n"));
 		if (scope == Scope.ALL) {
-			footer.append(kills(size)).append(DbSchedulerSystem.configurations(database)).append(' ');
+			footer.append(kills(size, results)).append(DbSchedulerSystem.configurations(database)).append(' ');
 		}
 		footer.append(String.format(Locale.ROOT, "K8: the instance is killed %.0f s into its load, once it has a call "
 				+ "in flight, and started again at once with the same settings; the restart is the next one killed. "
@@ -990,12 +1000,21 @@ public final class ClusterBenchmark {
 	}
 
 	/** The notes on K1 to K7, and K9. */
-	private static String kills(Size size) {
+	private static String kills(Size size, Map<String, Result> results) {
+		double longestWrite = results.values()
+			.stream()
+			.flatMap((r) -> Stream.of(r.burst1, r.burst2))
+			.filter(Objects::nonNull)
+			.mapToDouble(Burst::writeSeconds)
+			.max()
+			.orElse(Double.NaN);
 		return String.format(Locale.ROOT,
 				"K1: calls made over the time from the first one's due time to the last run. K2: everything the "
 						+ "instances sent during K1, polling and heartbeats included, over the calls; a batch counts "
-						+ "once. K3: from the due instant to the last run; the harness wrote the calls %.0f s ahead "
-						+ "(not counted in K2 or K9). K9: the database server's own CPU time, user and "
+						+ "once. K3: from the due instant to the last run; lateness: each call's first run against "
+						+ "the due instant, \"early\" ran before it. The harness wrote the calls %.0f s ahead, twice "
+						+ "the lead of the bursts half this size before them, time enough to write them all (at most "
+						+ "%.1f s in this pass); not counted in K2 or K9. K9: the database server's own CPU time, user and "
 						+ "system, over a step, per 1,000 of its calls: over K1 (K2's span) and from the end of the "
 						+ "burst's writing to its last run (its run and finish, as K2's burst figure); its processes "
 						+ "found by id, never by name (PostgreSQL: the postmaster, every backend and background "
@@ -1007,9 +1026,9 @@ public final class ClusterBenchmark {
 						+ "just before a kill is found dead 30 to 40 minutes later (marked computed). K6: lateness of the "
 						+ "run that did each call's work (a call cut by the kill counts by its second run). Ours' "
 						+ "expected release in K4: %s (defaults), %s (short lease). ",
-				size.burstLead.toMillis() / 1e3, ServerCpu.ERROR_TICKS, ServerCpu.Used.errorPerThousandCalls(size.burst),
-				size.burst, DB_SCHEDULER_HEARTBEAT.toMinutes(), DB_SCHEDULER_MISSED, CONFIGS.get(0).expected,
-				CONFIGS.get(1).expected);
+				size.burstLead.toMillis() / 1e3, longestWrite, ServerCpu.ERROR_TICKS,
+				ServerCpu.Used.errorPerThousandCalls(size.burst), size.burst, DB_SCHEDULER_HEARTBEAT.toMinutes(),
+				DB_SCHEDULER_MISSED, CONFIGS.get(0).expected, CONFIGS.get(1).expected);
 	}
 
 	/** The targets, as far as this run's systems allow. */
@@ -1048,14 +1067,19 @@ public final class ClusterBenchmark {
 	/** How much of each step: FULL for the table (about 7 minutes), QUICK a smaller pass (about 4.5 minutes). */
 	enum Size {
 
-		FULL(6_000, 10_000, Duration.ofSeconds(4), 6_000, 5, 2_000, 3),
+		FULL(6_000, 20_000, Duration.ofSeconds(8), 6_000, 5, 2_000, 3),
 
-		QUICK(3_000, 5_000, Duration.ofSeconds(3), 4_000, 3, 1_500, 1);
+		QUICK(3_000, 10_000, Duration.ofSeconds(6), 4_000, 3, 1_500, 1);
 
 		final long loadMillis;
 
 		final int burst;
 
+		/**
+		 * How far ahead of their due instant the burst's calls are written: long enough for the
+		 * harness to write them all first, on 2 shared cores; within ours' horizon (10 s), as the
+		 * burst's calls were with the 4 s of a burst of 10,000.
+		 */
 		final Duration burstLead;
 
 		final long killWindowMillis;
@@ -1177,9 +1201,14 @@ public final class ClusterBenchmark {
 
 	}
 
-	/** K3, and its share of K2 and K9. */
+	/**
+	 * K3, and its share of K2 and K9.
+	 * @param lateness of each call's first run, against the due instant
+	 * @param writeSeconds how long the harness took to write the calls, of the lead it had
+	 */
 	record Burst(Ranges range, int count, double lastAfterDue, double perSecond, Map<String, Integer> split,
-			boolean writtenLate, double statements, double commits, ServerCpu.Used cpu, int twice, int missing) {
+			CallLog.Lateness lateness, double writeSeconds, boolean writtenLate, double statements, double commits,
+			ServerCpu.Used cpu, int twice, int missing) {
 
 		String text() {
 			String text = String.format(Locale.ROOT, "%,.0f calls/s, the last %.2f s after the due instant",
@@ -1190,6 +1219,12 @@ public final class ClusterBenchmark {
 					.map((e) -> String.format(Locale.ROOT, "%s %,d", e.getKey(), e.getValue()))
 					.toList()) + ")";
 			}
+			CallLog.Lateness late = this.lateness;
+			text += String.format(Locale.ROOT, "; lateness p50 %s / p99 %s / max %s ms, %s",
+					CallLog.Lateness.ms(late.p50Ms()), CallLog.Lateness.ms(late.p99Ms()),
+					CallLog.Lateness.ms(late.maxMs()), (late.early() == 0) ? "0 early"
+							: String.format(Locale.ROOT, "**%,d early** (earliest %.1f ms)", late.early(),
+									late.earliestMs()));
 			if (this.writtenLate) {
 				text += ", written after the due instant";
 			}
