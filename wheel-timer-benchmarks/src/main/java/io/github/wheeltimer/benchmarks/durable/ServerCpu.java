@@ -20,9 +20,9 @@ import java.util.stream.Stream;
  * <p>
  * Exact to the tick. {@code /proc/<pid>/stat} counts in ticks of 10 ms (the kernel's
  * {@code USER_HZ}, 100 on every usual Linux build), each of user and system time cut down to a
- * whole tick: read per process, PostgreSQL's dozen would each lose up to 2 ticks at each end of a
- * step, and a backend read while alive and then waited for counts a tick or two more in its
- * parent's total than it showed alive (measured). So a process of one thread (all of PostgreSQL's)
+ * whole tick: read so, each of PostgreSQL's dozen processes would be up to 2 ticks short at each
+ * end of a step, and a backend read while alive and then waited for counts a tick or two more in
+ * its parent's total than it showed alive (measured). So a process of one thread (all of PostgreSQL's)
  * is read in nanoseconds from {@code /proc/<pid>/schedstat}, the runtime the kernel adds to the
  * parent's total when it waits for the process; a process of many threads ({@code mariadbd}),
  * whose ended threads only {@code stat} includes, and the total of ended children are read in
@@ -37,7 +37,10 @@ final class ServerCpu {
 
 	static final long NANOS_PER_TICK = 1_000_000_000L / TICKS_PER_SECOND;
 
-	/** How far a step's figure can be off: a tick each for user and system time of ended children. */
+	/**
+	 * How far a step's figure can be off: a tick each for the user and the system time read in
+	 * ticks (MariaDB's server; PostgreSQL's ended children).
+	 */
 	static final long ERROR_TICKS = 2;
 
 	/** Readings taken again while children end: a few at most, even while connections close. */
