@@ -2,11 +2,11 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,6 +38,9 @@ final class CallBatches {
 
 	/** Ended calls not written yet: the first one wakes the thread, which then waits a tick for more. */
 	private final AtomicInteger unwritten = new AtomicInteger();
+
+	/** The ids of fired calls whose gate has not ended: what a stop leaves claimed, to start here. */
+	private final Set<UUID> atGate = ConcurrentHashMap.newKeySet();
 
 	/** Calls in either queue or in a batch being written: what a virtual clock waits for. */
 	private final AtomicInteger inProgress = new AtomicInteger();
@@ -82,9 +85,11 @@ final class CallBatches {
 			return false;
 		}
 		this.inProgress.incrementAndGet();
+		this.atGate.add(call.id());
 		this.fired.add(call);
 		if (this.stopped && this.fired.remove(call)) {
 			// Stopped meanwhile, and the stop's last look may have missed it.
+			this.atGate.remove(call.id());
 			this.inProgress.decrementAndGet();
 			return false;
 		}
@@ -96,13 +101,14 @@ final class CallBatches {
 	void ran(DurableCall call) {
 		this.inProgress.incrementAndGet();
 		this.ended.add(call);
+		boolean first = this.unwritten.getAndIncrement() == 0;
 		if (this.stopped) {
 			// No thread to wait for: this one writes what it finds.
 			while (finishBatch()) {
 				// Until the queue is empty.
 			}
 		}
-		else if (this.unwritten.getAndIncrement() == 0) {
+		else if (first) {
 			LockSupport.unpark(this.thread);
 		}
 	}
@@ -114,6 +120,8 @@ final class CallBatches {
 	private void loop() {
 		long finishAt = Long.MAX_VALUE;
 		while (!this.stopped) {
+			// A method run here (a caller-runs executor) may leave the flag set: parking must still park.
+			Thread.interrupted();
 			boolean gated = gateBatch();
 			if (this.unwritten.get() > 0) {
 				long now = System.nanoTime();
@@ -151,6 +159,7 @@ final class CallBatches {
 			logger.error("Durable calls' start gates failed unexpectedly; their rows are left to the lease", ex);
 		}
 		finally {
+			batch.forEach((call) -> this.atGate.remove(call.id()));
 			this.inProgress.addAndGet(-batch.size());
 		}
 		return true;
@@ -207,17 +216,16 @@ final class CallBatches {
 		List<DurableCall> unstarted = new ArrayList<>();
 		DurableCall call;
 		while ((call = this.fired.poll()) != null) {
+			this.atGate.remove(call.id());
 			this.inProgress.decrementAndGet();
 			unstarted.add(call);
 		}
 		return unstarted;
 	}
 
-	/** @return the ids of the fired calls that wait for their gate's batch */
+	/** @return the ids of the fired calls whose gate has not ended */
 	Set<UUID> atGate() {
-		Set<UUID> ids = new HashSet<>();
-		this.fired.forEach((call) -> ids.add(call.id()));
-		return ids;
+		return Set.copyOf(this.atGate);
 	}
 
 	/** @return how many calls wait for a batch, or are in one being written */

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -58,40 +57,38 @@ public interface CallRepository {
 	List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit);
 
 	/**
-	 * The start gates of the calls that fell due together on this instance, in one statement:
-	 * moves each claimed call to running, at its next attempt, only if {@code owner} still holds
-	 * it and its heartbeat is within the lease by the store's clock. The fence against a falsely
-	 * declared dead owner and the cross-instance cancel, for each row alone.
-	 * <p>
-	 * Where the statement cannot return the rows it changed, and it did not change them all, the
-	 * rows are read back: one running under {@code owner} at the attempt its call expects counts as
-	 * passed. So the caller must not send a call whose row a gate of {@code owner}'s already moved
-	 * to that attempt (an older claim of the same row, still on its way to its gate).
-	 * @param attempts the ids, at most {@link #BATCH_LENGTH}, each with the attempt its run is
-	 * once its gate passes (the attempts it had when claimed, plus one)
-	 * @return the ids of the calls that may run
+	 * The start gates of the calls that fell due together on this instance, in as few round trips
+	 * as the database allows: moves each claimed call to running, at its next attempt, only if
+	 * {@code owner} still holds it and its heartbeat is within the lease by the store's clock. The
+	 * fence against a falsely declared dead owner and the cross-instance cancel, for each row alone.
+	 * A row another transaction holds locked (a caller replacing or cancelling that call, not
+	 * committed yet) is skipped, not waited for: one open transaction never holds up the others'
+	 * gates.
+	 * @param ids distinct ids, at most {@link #BATCH_LENGTH}
+	 * @return the calls that may run, and those still claimed by {@code owner} that did not pass:
+	 * their row was locked, or the owner's lease has lapsed; a later gate may pass them
 	 */
-	Set<UUID> start(Map<UUID, Integer> attempts, UUID owner);
+	Gates start(Collection<UUID> ids, UUID owner);
 
 	/**
-	 * The start gate of one call: {@link #start(Map, UUID)} for one id.
-	 * @param attempt the attempt its run is once its gate passes
+	 * What a batch of start gates decided; the ids in neither set are no longer the owner's.
+	 *
+	 * @param passed the calls that may run, now running at their next attempt
+	 * @param waiting the calls still claimed by the owner that did not pass
+	 */
+	record Gates(Set<UUID> passed, Set<UUID> waiting) {
+	}
+
+	/**
+	 * The start gate of one call: {@link #start(Collection, UUID)} for one id.
 	 * @return whether the call may run
 	 */
-	default boolean start(UUID id, int attempt, UUID owner) {
-		return start(Map.of(id, attempt), owner).contains(id);
+	default boolean start(UUID id, UUID owner) {
+		return start(List.of(id), owner).passed().contains(id);
 	}
 
 	/** @return whether the call was claimed by {@code owner} and is pending again */
 	boolean release(UUID id, UUID owner);
-
-	/**
-	 * Hands back, in one statement, the calls among {@code ids} that {@code owner} claimed: their
-	 * gates failed as the lease lapsed.
-	 * @param ids at most {@link #BATCH_LENGTH}
-	 * @return how many went back
-	 */
-	int release(Collection<UUID> ids, UUID owner);
 
 	/**
 	 * Hands back a call that did not run here: claimed, or running at {@code attempt} if its gate

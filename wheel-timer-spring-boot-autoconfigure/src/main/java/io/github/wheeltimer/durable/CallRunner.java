@@ -36,14 +36,17 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * later, on the thread that completes it. The rows of calls that ran go in batches, on the
  * batches' thread again. A {@code @Transactional} method finishes its row inside its own
  * transaction, through the last step of its invocation path; the row is then counted finished
- * once that transaction commits. {@code started} holds the ids, with their attempt, between
- * their gate and their row's last write, so that an older claim of the same row, still on its way
- * to its gate when this instance claimed the row again, is fenced here rather than taken for a
- * gate that passed at the same attempt.
+ * once that transaction commits.
  */
 final class CallRunner {
 
 	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	/**
+	 * How long a call whose gate neither passed nor fenced it waits before it tries again: a
+	 * caller's transaction that holds its row is usually short; a lapsed lease takes a heartbeat.
+	 */
+	private static final Duration RETRY_DELAY = Duration.ofMillis(100);
 
 	/** The durable call running on this thread: what {@link DelayedCalls#currentAttempt()} reads. */
 	private static final ThreadLocal<DurableCall> current = new ThreadLocal<>();
@@ -82,9 +85,6 @@ final class CallRunner {
 	private final Duration lease;
 
 	private final CallBatches batches;
-
-	/** Ids that passed their gate here and whose row's last write is not done, with that attempt. */
-	private final Map<UUID, Integer> started = new ConcurrentHashMap<>();
 
 	CallRunner(CallRepository calls, DurableMethods methods, HeldCalls held, RowWrites writes,
 			DurableCounters counters, DurableClock clock, UUID instance, Duration lease) {
@@ -231,45 +231,44 @@ final class CallRunner {
 
 	/**
 	 * The batches' thread: the gates of the calls that fell due together, in one statement, then
-	 * each call that passed goes to its executor. Runs before anything of the calls' own. A stopping
-	 * instance waits for its kept calls to have passed here.
+	 * each call that passed goes to its executor. Runs before anything of the calls' own. A call
+	 * whose row another transaction holds (or whose gate found this instance's lease lapsed) waits
+	 * a retry's delay on its wheel and comes back; one no longer ours is fenced. A stopping instance
+	 * waits for its kept calls to have been here.
 	 */
 	private void gate(List<DurableCall> batch) {
 		Map<UUID, DurableCall> gating = new LinkedHashMap<>();
-		List<DurableCall> refused = new ArrayList<>();
+		List<DurableCall> fenced = new ArrayList<>();
 		for (DurableCall call : batch) {
 			// Off its wheel, and off the backlog once it starts on its executor's thread.
 			this.held.gated(call);
-			Integer running = this.started.get(call.id());
-			if ((running != null && running == call.attempt()) || gating.putIfAbsent(call.id(), call) != null) {
-				// An older claim of the same row, which a gate of ours moved to this attempt already.
-				refused.add(call);
+			if (gating.putIfAbsent(call.id(), call) != null) {
+				// Claimed twice (this instance took itself over): the row has one gate.
+				fenced.add(call);
 			}
 		}
 		try {
-			Set<UUID> passed = startAll(gating);
-			if (passed == null) {
-				gating.values().forEach(this.held::leftBacklog);
-				return;
-			}
+			CallRepository.Gates gates = startAll(gating);
 			for (DurableCall call : gating.values()) {
-				if (passed.contains(call.id())) {
-					this.started.put(call.id(), call.attempt());
-					this.held.forgetFuture(call.id());
-					this.counters.started.increment();
+				if (gates == null) {
+					this.held.leftBacklog(call);
 				}
-				else {
-					refused.add(call);
+				else if (gates.waiting().contains(call.id())) {
+					retry(call);
+				}
+				else if (!gates.passed().contains(call.id())) {
+					// Not ours any more: cancelled, replaced, or taken over elsewhere.
+					fenced.add(call);
 				}
 			}
-			this.counters.fenced.add(refused.size());
-			refused.forEach(this.held::leftBacklog);
-			// Not ours any more (cancelled, replaced, taken over), or our lease lapsed: in that case
-			// the rows are still claimed by us, and go back for whoever is alive.
-			releaseClaimed(refused);
-			for (DurableCall call : gating.values()) {
-				if (passed.contains(call.id())) {
-					execute(call);
+			this.counters.fenced.add(fenced.size());
+			fenced.forEach(this.held::leftBacklog);
+			if (gates != null) {
+				for (DurableCall call : gating.values()) {
+					if (gates.passed().contains(call.id())) {
+						this.held.forgetFuture(call.id());
+						execute(call);
+					}
 				}
 			}
 		}
@@ -280,23 +279,17 @@ final class CallRunner {
 
 	/**
 	 * The gate statement of a batch.
-	 * @return the ids that passed; {@code null} if none may start: the rows are handed back later
-	 * or, while stopping with the database not answering, left to the lease
+	 * @return what the gates decided; {@code null} if none may start: the rows are handed back
+	 * later or, while stopping with the database not answering, left to the lease
 	 */
-	private @Nullable Set<UUID> startAll(Map<UUID, DurableCall> gating) {
-		if (gating.isEmpty()) {
-			return Set.of();
-		}
-		Map<UUID, Integer> attempts = new LinkedHashMap<>();
-		gating.forEach((id, call) -> attempts.put(id, call.attempt()));
+	private CallRepository.@Nullable Gates startAll(Map<UUID, DurableCall> gating) {
 		try {
-			Set<UUID> passed = null;
-			AtomicReference<Set<UUID>> answer = new AtomicReference<>();
-			if (this.writes.run(() -> answer.set(this.calls.start(attempts, this.instance)))) {
-				passed = answer.get();
-				this.writes.succeeded(Source.CALLS);
+			AtomicReference<CallRepository.Gates> answer = new AtomicReference<>();
+			if (!this.writes.run(() -> answer.set(this.calls.start(gating.keySet(), this.instance)))) {
+				return null;
 			}
-			return passed;
+			this.writes.succeeded(Source.CALLS);
+			return answer.get();
 		}
 		catch (RuntimeException ex) {
 			// One warning for an outage, not one per call due during it; a refusal is these rows' alone.
@@ -316,18 +309,14 @@ final class CallRunner {
 		}
 	}
 
-	/** Hands back, in one statement, the rows of calls that failed their gate and may still be claimed by us. */
-	private void releaseClaimed(List<DurableCall> refused) {
-		if (refused.isEmpty()) {
-			return;
-		}
-		List<UUID> ids = refused.stream().map(DurableCall::id).distinct().toList();
-		try {
-			this.writes.run(() -> this.calls.release(ids, this.instance));
-		}
-		catch (RuntimeException ex) {
-			this.writes.failed(Source.CALLS, ex);
-			refused.forEach((call) -> this.writes.defer(handBackWrite(call, false)));
+	/**
+	 * A call whose gate neither passed nor fenced it goes back on its wheel for a retry's delay,
+	 * still in the backlog; one its timer refuses (stopped) goes back to the database.
+	 */
+	private void retry(DurableCall call) {
+		RuntimeException refused = this.held.hold(call, this.clock.now(), RETRY_DELAY);
+		if (refused != null) {
+			handBack(call, "its timer refused it: " + refused.getMessage());
 		}
 	}
 
@@ -335,10 +324,9 @@ final class CallRunner {
 	private void execute(DurableCall call) {
 		try {
 			call.method().execute(call);
+			this.counters.started.increment();
 		}
 		catch (RuntimeException | Error refused) {
-			this.counters.started.decrement();
-			this.started.remove(call.id(), call.attempt());
 			this.held.leftBacklog(call);
 			logger.debug("Durable call " + call.id() + " handed back to the database: its executor refused it: "
 					+ refused);
@@ -352,7 +340,6 @@ final class CallRunner {
 		this.writes.write(new RowWrites.Write(ran.size() + " durable calls (" + ran.get(0) + "...)", "finished",
 				() -> this.calls.finish(ids), null));
 		this.counters.ran.add(ran.size());
-		ran.forEach((call) -> this.started.remove(call.id(), call.attempt()));
 	}
 
 	/**
@@ -430,7 +417,6 @@ final class CallRunner {
 				this.counters.failed.increment();
 			}
 		}
-		this.started.remove(call.id(), call.attempt());
 	}
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */

@@ -150,15 +150,16 @@ final class ClaimPoller {
 			long alive = this.instances.instances(this.settings.lease()).stream().filter(InstanceStatus::alive).count();
 			// Alone, an instance claims all it will run; with others, what falls due before it polls
 			// again (plus a margin for the poll's own time), then its share of the rest.
-			Instant soon = (alive <= 1) ? horizon
-					: min(now.plus(this.settings.pollInterval()).plus(this.settings.pollInterval().dividedBy(4)), horizon);
+			Instant soon = (alive <= 1) ? horizon : soon(now, horizon);
 			boolean more = claim(soon, claimable, Long.MAX_VALUE);
+			if (!more && this.running && soon.isBefore(horizon)) {
+				claim(horizon, claimable, share(soon, horizon, claimable, alive));
+				// Claiming a share takes time: what falls due before the next poll counts from now.
+				more = claim(soon(this.clock.now(), horizon), claimable, Long.MAX_VALUE);
+			}
 			// A batch of due calls waits for this instance's executors: what is left is the other
 			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
 			wantRefill = more && this.running;
-			if (!more && this.running && soon.isBefore(horizon)) {
-				claim(horizon, claimable, share(soon, horizon, claimable, alive));
-			}
 			this.writes.succeeded(Source.POLL);
 		}
 		catch (RuntimeException ex) {
@@ -215,8 +216,10 @@ final class ClaimPoller {
 		return Math.max(0, fair - share.mine());
 	}
 
-	private static Instant min(Instant one, Instant other) {
-		return one.isBefore(other) ? one : other;
+	/** @return what falls due before the next poll, with a quarter of an interval for the polls' own time */
+	private Instant soon(Instant now, Instant horizon) {
+		Instant soon = now.plus(this.settings.pollInterval()).plus(this.settings.pollInterval().dividedBy(4));
+		return soon.isBefore(horizon) ? soon : horizon;
 	}
 
 	/**

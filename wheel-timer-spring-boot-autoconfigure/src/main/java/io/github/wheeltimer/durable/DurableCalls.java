@@ -36,8 +36,8 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * <p>
  * Threads: {@link #start()}, {@link #stop()} and {@link #destroy()} run on the thread that
  * refreshes or closes the application. The stop waits for the calls it keeps (those due within a
- * poll interval) to pass their gates on the executors' threads; from then on its statements,
- * the gates and the writes of the calls still running go through one {@link ShutdownBudget}, so
+ * poll interval) to pass their gates on the gate thread; from then on its statements, the
+ * gates and the writes of the calls still running go through one {@link ShutdownBudget}, so
  * that a database gone away cannot hold the stop for longer than
  * {@code wheel-timer.durable.shutdown-timeout}.
  */

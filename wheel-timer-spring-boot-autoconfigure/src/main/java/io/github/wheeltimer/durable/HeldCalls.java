@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
  * backlog of calls already due, and the drain of a stopping instance. Its owner writes no row:
  * whoever takes a call off (a cancel, a stop) writes what the row needs.
  * <p>
- * Threads: callers' threads and the poll's thread hold calls; the timers' workers fire them and
- * executors' threads forget them at their gates; the closing thread drains. Every map is
+ * Threads: callers' threads and the poll's thread hold calls; the timers' workers fire them, the
+ * gate thread forgets them at their gates (and holds again those to retry), executors' threads
+ * take them off the backlog as they start; the closing thread drains. Every map is
  * concurrent, and each removal names the call it removes, so that a newer claim of the same row
  * (or a newer call with the same key) is never taken for an older one. The backlog is a count,
  * left once per call through the call's own flag.
@@ -72,7 +73,16 @@ final class HeldCalls {
 	 * @return {@code null}, or why the timer refused it: the caller then hands its row back
 	 */
 	@Nullable RuntimeException hold(DurableCall call, Instant now) {
-		long delayNanos = Math.max(0, Duration.between(now, call.due()).toNanos());
+		return hold(call, now, Duration.ZERO);
+	}
+
+	/**
+	 * Puts a call on its method's wheel, to fire on the tick of its due time, or after
+	 * {@code atLeast} if that is later (a gate to try again).
+	 * @return {@code null}, or why the timer refused it: the caller then hands its row back
+	 */
+	@Nullable RuntimeException hold(DurableCall call, Instant now, Duration atLeast) {
+		long delayNanos = Math.max(atLeast.toNanos(), Duration.between(now, call.due()).toNanos());
 		if (delayNanos == 0) {
 			// Before the wheel: a call that fires and starts at once leaves the backlog once, either way.
 			call.enterBacklog();

@@ -26,8 +26,9 @@ import org.springframework.core.NestedExceptionUtils;
  * after a crash.
  * <p>
  * Threads: the thread that closes the application (the durable calls' stop and destroy, the
- * timers' stop handing back what they held), the executors' threads (start gates and writes of
- * the calls still running) and a timer's worker (a call its executor refused) call
+ * timers' stop handing back what they held), the gate thread (start gates, deletes of calls that
+ * ran, a call its executor refused), the executors' threads (writes of the calls still running)
+ * and a timer's worker (a call that fell due as the instance stopped) call
  * {@link #run(Runnable)} concurrently. The accounting is guarded by this object's lock, never held
  * while a statement runs, so statements run in parallel as they would without a stop.
  */

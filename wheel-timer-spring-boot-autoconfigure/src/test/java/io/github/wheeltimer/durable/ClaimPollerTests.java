@@ -168,7 +168,7 @@ class ClaimPollerTests {
 		UUID running = UUID.randomUUID();
 		harness.calls.insert(claimed, id("remind"), null, harness.arguments("remind", "o-1"), harness.now(), dead, null);
 		harness.calls.insert(running, id("remind"), null, harness.arguments("remind", "o-2"), harness.now(), dead, null);
-		assertThat(harness.calls.start(running, 1, dead)).isTrue();
+		assertThat(harness.calls.start(running, dead)).isTrue();
 		// Its heartbeat stops: a lease later, by the database's clock, it is dead.
 		harness.instances.advanceClock(lease.plusMillis(1));
 		harness.start();

@@ -253,7 +253,9 @@ abstract class DurableCallsContractTests {
 			Orders.queueMayMove.countDown();
 			awaitRuns(first, 400);
 			assertThat(runs(first)).extracting((run) -> run.get("call_id")).doesNotHaveDuplicates().hasSize(400);
-			assertThat(firstCalls.counts().ran() + secondCalls.counts().ran()).isEqualTo(400);
+			// Counted as their rows go, in batches.
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> firstCalls.counts().ran() + secondCalls.counts().ran() == 400);
 			assertThat(secondCalls.counts().ran()).isPositive();
 		}
 		finally {
@@ -287,11 +289,76 @@ abstract class DurableCallsContractTests {
 			assertThat(ranAt).as("never early").isAfterOrEqualTo(due);
 			assertThat(ranAt).as("on its tick, give or take a loaded machine").isBefore(due.plusSeconds(3));
 		});
+		// Counted as their rows go, in batches.
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran()
+				+ b.getBean(DurableCalls.class).counts().ran() == count);
 		long byA = a.getBean(DurableCalls.class).counts().ran();
 		long byB = b.getBean(DurableCalls.class).counts().ran();
-		assertThat(byA + byB).isEqualTo(count);
 		assertThat(Math.min(byA, byB)).as("the smaller share of %s / %s", byA, byB).isGreaterThanOrEqualTo(count * 3 / 10);
 		await().atMost(Duration.ofSeconds(5)).until(() -> calls(a) == 0);
+	}
+
+	/**
+	 * The gates of the calls that fall due together are one statement: the row an open transaction
+	 * holds is skipped, not waited for, and its call tries again once that transaction ended.
+	 */
+	@Test
+	void aCallersOpenTransactionOnOneDueCallsRowHoldsUpNoOtherCallDueWithIt() throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders orders = app.getBean(Orders.class);
+		CountDownLatch locked = new CountDownLatch(1);
+		CountDownLatch othersRan = new CountDownLatch(1);
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try {
+			orders.cancelIfUnpaid("locked", Instant.now());
+			Object id = jdbc(app).queryForObject("SELECT id FROM WHEEL_TIMER_CALL WHERE call_key = 'locked'", Object.class);
+			Future<?> open = caller.submit(() -> transactions(app).executeWithoutResult((status) -> {
+				// By its primary key: InnoDB's REPEATABLE READ would lock the key index's gaps too, and
+				// hold up the callers' inserts of the other keys.
+				jdbc(app).update("UPDATE WHEEL_TIMER_CALL SET attempts = attempts WHERE id = ?", id);
+				locked.countDown();
+				try {
+					othersRan.await(20, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}));
+			assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+			for (int i = 0; i < 5; i++) {
+				orders.cancelIfUnpaid("free-" + i, Instant.now());
+			}
+			awaitRuns(app, 5);
+			assertThat(runs(app)).extracting((run) -> run.get("call_id")).doesNotContain("locked");
+			othersRan.countDown();
+			open.get(10, TimeUnit.SECONDS);
+			awaitRuns(app, 6);
+			assertThat(runs(app)).filteredOn((run) -> "locked".equals(run.get("call_id")))
+				.singleElement()
+				.satisfies((run) -> assertThat(run.get("attempt")).isEqualTo(1));
+			assertThat(app.getBean(DurableCalls.class).counts().fenced()).isZero();
+		}
+		finally {
+			othersRan.countDown();
+			caller.shutdownNow();
+		}
+	}
+
+	/** A call whose gate passed but that did not run here (its executor refused it) goes back as it was. */
+	@Test
+	void aCallHandedBackAfterItsGateGetsItsKeyAndItsAttemptBack() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		CallRepository repository = app.getBean(CallRepository.class);
+		UUID me = app.getBean(DurableCalls.class).instance();
+		UUID id = UUID.randomUUID();
+		repository.insert(id, "orders.far", "k-1", "[\"k-1\",null]", Instant.now().plusSeconds(60), me, null);
+		assertThat(repository.start(id, me)).isTrue();
+		assertThat(repository.releaseAfterGate(id, me, 1)).isTrue();
+		Map<String, Object> row = jdbc(jdbc(app)).get(0);
+		assertThat(row.get("state")).isEqualTo("PENDING");
+		assertThat(((Number) row.get("attempts")).intValue()).isZero();
+		assertThat(repository.cancel("orders.far", "k-1")).as("cancelled by its key").isTrue();
+		assertThat(calls(app)).isZero();
 	}
 
 	@Test
@@ -320,9 +387,8 @@ abstract class DurableCallsContractTests {
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> calls(a) == 0);
 		assertThat(runs(a)).hasSize(2 * callsPerInstance)
 			.allSatisfy((run) -> assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(1500)));
-		long byA = a.getBean(DurableCalls.class).counts().ran();
-		long byB = b.getBean(DurableCalls.class).counts().ran();
-		assertThat(byA + byB).isEqualTo(2 * callsPerInstance);
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran()
+				+ b.getBean(DurableCalls.class).counts().ran() == 2 * callsPerInstance);
 		assertThat(a.getBean(DurableCalls.class).counts().failed() + b.getBean(DurableCalls.class).counts().failed())
 			.isZero();
 	}
@@ -413,7 +479,7 @@ abstract class DurableCallsContractTests {
 		// Due in 1.5 s: back in the database at once, and run by the other instance on time, not a
 		// lease (10 s) later.
 		awaitRuns(other, 20);
-		assertThat(other.getBean(DurableCalls.class).counts().ran()).isEqualTo(10);
+		await().atMost(Duration.ofSeconds(5)).until(() -> other.getBean(DurableCalls.class).counts().ran() == 10);
 		assertThat(runs(other)).hasSize(20).allSatisfy((run) -> {
 			long delay = "far".equals(run.get("method")) ? 1500 : 400;
 			Instant due = instant(run.get("called_at")).plusMillis(delay);
@@ -610,7 +676,7 @@ abstract class DurableCallsContractTests {
 			.until(() -> output.getOut().contains("Another live instance is named 'shop', as this one"));
 		awaitRuns(a, 5);
 		assertThat(b.getBean(DurableCalls.class).counts().takenOver()).isZero();
-		assertThat(a.getBean(DurableCalls.class).counts().ran()).isEqualTo(5);
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran() == 5);
 		assertThat(a.getBean(DurableCalls.class).counts().fenced()).isZero();
 		assertThat(jdbc(a).queryForList("SELECT name FROM WHEEL_TIMER_INSTANCE", String.class)).containsExactly("shop",
 				"shop");

@@ -233,15 +233,21 @@ final class FakeCallRepository implements CallRepository {
 		}
 	}
 
+	/** No row is ever locked here: a call that does not pass is still claimed only if the lease lapsed. */
 	@Override
-	public Set<UUID> start(Map<UUID, Integer> attempts, UUID owner) {
+	public Gates start(Collection<UUID> ids, UUID owner) {
 		this.statements.sent("start");
 		synchronized (this.db) {
 			Set<UUID> passed = new LinkedHashSet<>();
-			for (UUID id : attempts.keySet()) {
+			Set<UUID> waiting = new LinkedHashSet<>();
+			boolean alive = this.db.isAliveLocked(owner, this.lease);
+			for (UUID id : ids) {
 				Row row = this.rows.get(id);
-				if (row == null || !owner.equals(row.owner) || !row.in(CLAIMED)
-						|| !this.db.isAliveLocked(owner, this.lease)) {
+				if (row == null || !owner.equals(row.owner) || !row.in(CLAIMED)) {
+					continue;
+				}
+				if (!alive) {
+					waiting.add(id);
 					continue;
 				}
 				row.state = RUNNING;
@@ -250,23 +256,7 @@ final class FakeCallRepository implements CallRepository {
 				row.callKey = null;
 				passed.add(id);
 			}
-			return passed;
-		}
-	}
-
-	@Override
-	public int release(Collection<UUID> ids, UUID owner) {
-		this.statements.sent("releaseBatch");
-		synchronized (this.db) {
-			int count = 0;
-			for (UUID id : ids) {
-				Row row = this.rows.get(id);
-				if (row != null && owner.equals(row.owner) && row.in(CLAIMED)) {
-					row.toPending();
-					count++;
-				}
-			}
-			return count;
+			return new Gates(passed, waiting);
 		}
 	}
 
@@ -307,6 +297,14 @@ final class FakeCallRepository implements CallRepository {
 			}
 			if (row.in(RUNNING)) {
 				row.attempts--;
+				String key = row.startedKey;
+				boolean taken = key != null && this.rows.values()
+					.stream()
+					.anyMatch((other) -> other != row && other.methodId.equals(row.methodId) && key.equals(other.callKey));
+				if (!taken) {
+					row.callKey = key;
+					row.startedKey = null;
+				}
 			}
 			row.toPending();
 			return true;

@@ -40,19 +40,19 @@ class FakeCallRepositoryTests {
 	@Test
 	void theGatePassesOnlyForTheOwnerOfAClaimedRowWhoseHeartbeatIsWithinTheLease() {
 		UUID id = insert("k", this.me);
-		assertThat(this.calls.start(id, 1, this.me)).as("no heartbeat yet").isFalse();
+		assertThat(this.calls.start(id, this.me)).as("no heartbeat yet").isFalse();
 		this.instances.heartbeat(this.me, "me", List.of(METHOD));
 		this.instances.advanceClock(LEASE);
-		assertThat(this.calls.start(id, 1, this.me)).as("a whole lease old: lapsed").isFalse();
+		assertThat(this.calls.start(id, this.me)).as("a whole lease old: lapsed").isFalse();
 		this.instances.heartbeat(this.me, "me", List.of(METHOD));
-		assertThat(this.calls.start(id, 1, UUID.randomUUID())).as("not the owner").isFalse();
-		assertThat(this.calls.start(id, 1, this.me)).isTrue();
+		assertThat(this.calls.start(id, UUID.randomUUID())).as("not the owner").isFalse();
+		assertThat(this.calls.start(id, this.me)).isTrue();
 		CallRow row = this.calls.row(id);
 		assertThat(row.state()).isEqualTo(RUNNING);
 		assertThat(row.attempts()).isOne();
 		assertThat(row.callKey()).isNull();
 		assertThat(row.startedKey()).isEqualTo("k");
-		assertThat(this.calls.start(id, 1, this.me)).as("running already").isFalse();
+		assertThat(this.calls.start(id, this.me)).as("running already").isFalse();
 	}
 
 	@Test
@@ -77,7 +77,7 @@ class FakeCallRepositoryTests {
 		assertThat(this.calls.rows()).extracting(CallRow::id, CallRow::state).containsExactly(tuple(second, PENDING));
 		this.instances.heartbeat(this.me, "me", List.of());
 		this.calls.claim(this.me, DUE, Set.of(METHOD), 10);
-		assertThat(this.calls.start(second, 1, this.me)).isTrue();
+		assertThat(this.calls.start(second, this.me)).isTrue();
 		UUID third = insert("k", null);
 		assertThat(this.calls.rows()).extracting(CallRow::id).containsExactly(second, third);
 		assertThat(first).isNotIn(second, third);
@@ -87,7 +87,7 @@ class FakeCallRepositoryTests {
 	void cancelsTakeOnlyPendingOrClaimedCalls() {
 		this.instances.heartbeat(this.me, "me", List.of());
 		UUID running = insert("running", this.me);
-		this.calls.start(running, 1, this.me);
+		this.calls.start(running, this.me);
 		assertThat(this.calls.cancel(METHOD, "running")).isFalse();
 		assertThat(this.calls.cancel(running)).isFalse();
 		assertThat(this.calls.cancel(METHOD, "claimed")).isFalse();
@@ -103,7 +103,7 @@ class FakeCallRepositoryTests {
 		this.instances.heartbeat(this.me, "me", List.of());
 		UUID id = insert("k", this.me);
 		assertThat(this.calls.fail(id, this.me, 1, "boom")).as("not running").isFalse();
-		this.calls.start(id, 1, this.me);
+		this.calls.start(id, this.me);
 		assertThat(this.calls.fail(id, this.me, 2, "boom")).as("another attempt").isFalse();
 		assertThat(this.calls.finish(id, UUID.randomUUID(), 1)).as("another owner").isFalse();
 		assertThat(this.calls.fail(id, this.me, 1, "boom")).isTrue();
@@ -119,7 +119,7 @@ class FakeCallRepositoryTests {
 		UUID dead = UUID.randomUUID();
 		this.instances.heartbeat(dead, "dead", List.of());
 		UUID running = insert("a", dead);
-		this.calls.start(running, 1, dead);
+		this.calls.start(running, dead);
 		insert("b", dead);
 		this.instances.advanceClock(LEASE);
 		this.instances.heartbeat(this.me, "me", List.of());
@@ -176,7 +176,7 @@ class FakeCallRepositoryTests {
 
 	private UUID failed(String key) {
 		UUID id = insert(key, this.me);
-		this.calls.start(id, 1, this.me);
+		this.calls.start(id, this.me);
 		this.calls.fail(id, this.me, 1, "boom");
 		return id;
 	}

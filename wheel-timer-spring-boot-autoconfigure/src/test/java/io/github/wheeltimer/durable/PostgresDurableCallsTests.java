@@ -37,7 +37,7 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'CLAIMED', owner_id = '00000000-0000-0000-0000-000000000001'"
 				+ " WHERE id IN (SELECT id FROM WHEEL_TIMER_CALL LIMIT 5000)");
 		String gate = JdbcCallRepository.gateStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"),
-				Duration.ofSeconds(30), 1);
+				Duration.ofSeconds(30), "id IN (?)");
 		String explain = "EXPLAIN " + gate.replaceFirst("\\?", "'00000000-0000-0000-0000-0000000000aa'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid");

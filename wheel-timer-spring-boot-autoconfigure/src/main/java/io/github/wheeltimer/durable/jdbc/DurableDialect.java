@@ -120,8 +120,19 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Returns a condition that a column is among the rows a locking, limited subquery picks.
+	 * @param column the column
+	 * @param subquery the subquery, one column
+	 * @return the condition, binding what the subquery binds
+	 */
+	public String inSubquery(String column, String subquery) {
+		return column + " IN (" + subquery + ")";
+	}
+
+	/**
 	 * Returns an update that also returns the given columns of the rows it changed, in one round
-	 * trip; {@code null} (the default) where the database cannot, and the rows are then read back.
+	 * trip; {@code null} (the default) where the database cannot: the rows are then locked first,
+	 * and updated in a transaction.
 	 * @param update the update
 	 * @param columns the columns to return
 	 * @return the statement, binding what the update binds; or {@code null}

@@ -41,12 +41,6 @@ public class H2Dialect extends DurableDialect {
 		return true;
 	}
 
-	/** A data change delta table: the rows as the update left them. */
-	@Override
-	public String returning(String update, String columns) {
-		return "SELECT " + columns + " FROM FINAL TABLE (" + update + ")";
-	}
-
 	@Override
 	public void lockSchema(JdbcTemplate jdbc, String name) {
 		schemaLocks.computeIfAbsent(name, (prefix) -> new ReentrantLock()).lock();

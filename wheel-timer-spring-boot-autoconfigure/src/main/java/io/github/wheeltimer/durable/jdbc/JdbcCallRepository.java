@@ -8,10 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -134,14 +131,24 @@ public final class JdbcCallRepository implements CallRepository {
 	 * and each gate then reads every row this instance claimed. The key moves aside as the call
 	 * starts: a new call may take it, and a failure keeps it. Assigned before it is cleared, for
 	 * databases that read each assignment's left side as already set.
-	 * @param ids how many ids it names
-	 * @return the gate, binding the ids, the owner and the owner again
+	 * @param rows the condition that picks the rows, such as {@code id IN (?, ?)}
+	 * @return the gate, binding what {@code rows} binds, then the owner
 	 */
-	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, int ids) {
+	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, String rows) {
 		return "UPDATE " + tables.calls() + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
-				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE id IN (" + placeholders(ids)
-				+ ") AND " + dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "' AND EXISTS (SELECT 1 FROM "
-				+ tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
+				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE " + rows + " AND EXISTS (SELECT 1"
+				+ " FROM " + tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
+	}
+
+	/**
+	 * The rows of a batch that are still claimed by their owner, locked, skipping those another
+	 * transaction holds.
+	 * @param ids how many ids it names
+	 * @return the select, binding the ids, then the owner
+	 */
+	public static String gateLock(DurableDialect dialect, DurableTables tables, int ids) {
+		return dialect.skipLocked("SELECT id FROM " + tables.calls() + " WHERE id IN (" + placeholders(ids) + ") AND "
+				+ dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'");
 	}
 
 	/**
@@ -248,43 +255,59 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	/**
-	 * One statement where the dialect returns the rows it changed. Elsewhere the update's count
-	 * says when every gate passed, the usual case; else the rows are read back, and a row passed if
-	 * it is running under this owner at the attempt its call expects: no other statement makes a
-	 * row running under this owner, and the caller sends no call whose row is there already.
+	 * One statement where the dialect returns the rows it changed: the update of the rows its
+	 * locking subquery picked. Elsewhere, in a transaction: the locking select, then the update of
+	 * the rows it locked, which passes them all or (the lease lapsed) none. Exact either way: what
+	 * passed is what this statement moved. The rows that did not pass are read once more, only
+	 * when there are some, for those still claimed by the owner.
 	 */
 	@Override
-	public Set<UUID> start(Map<UUID, Integer> attempts, UUID owner) {
-		if (attempts.isEmpty()) {
-			return Set.of();
+	public Gates start(Collection<UUID> ids, UUID owner) {
+		if (ids.isEmpty()) {
+			return new Gates(Set.of(), Set.of());
 		}
-		List<Object> arguments = new ArrayList<>(attempts.size() + 2);
-		attempts.keySet().forEach((id) -> arguments.add(this.dialect.id(id)));
+		List<Object> arguments = new ArrayList<>(ids.size() + 2);
+		ids.forEach((id) -> arguments.add(this.dialect.id(id)));
 		Object bound = this.dialect.id(owner);
 		arguments.add(bound);
-		arguments.add(bound);
-		String gate = gateStatement(this.dialect, this.tables, this.lease, attempts.size());
-		String returning = this.dialect.returning(gate, "id");
+		String lock = gateLock(this.dialect, this.tables, ids.size());
+		String returning = this.dialect.returning(gateStatement(this.dialect, this.tables, this.lease,
+				this.dialect.inSubquery("id", lock)), "id");
 		if (returning != null) {
-			return Set.copyOf(retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
+			arguments.add(bound);
+			Set<UUID> passed = Set.copyOf(retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
+			return new Gates(passed, waiting(ids, passed, owner));
 		}
-		Set<UUID> passed = inBatchTransaction(() -> readBackGates(gate, arguments, attempts));
-		return (passed != null) ? passed : Set.of();
+		Gates gates = inOwnTransaction((status) -> {
+			List<UUID> locked = this.jdbc.query(lock, this::firstId, arguments.toArray());
+			Set<UUID> passed = Set.of();
+			if (!locked.isEmpty()) {
+				List<Object> update = new ArrayList<>(locked.size() + 1);
+				locked.forEach((id) -> update.add(this.dialect.id(id)));
+				update.add(bound);
+				String gate = gateStatement(this.dialect, this.tables, this.lease,
+						"id IN (" + placeholders(locked.size()) + ")");
+				if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
+					passed = Set.copyOf(locked);
+				}
+			}
+			return new Gates(passed, waiting(ids, passed, owner));
+		});
+		return (gates != null) ? gates : new Gates(Set.of(), Set.of());
 	}
 
-	private Set<UUID> readBackGates(String gate, List<Object> arguments, Map<UUID, Integer> attempts) {
-		if (this.jdbc.update(gate, arguments.toArray()) == attempts.size()) {
-			return Set.copyOf(attempts.keySet());
+	/** @return the ids that did not pass and are still claimed by {@code owner}, read without a lock */
+	private Set<UUID> waiting(Collection<UUID> ids, Set<UUID> passed, UUID owner) {
+		List<UUID> rest = ids.stream().filter((id) -> !passed.contains(id)).toList();
+		if (rest.isEmpty()) {
+			return Set.of();
 		}
-		Set<UUID> passed = new HashSet<>();
-		this.jdbc.query("SELECT id, attempts FROM " + this.calls + " WHERE id IN (" + placeholders(attempts.size())
-				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + RUNNING + "'", (rs) -> {
-					UUID id = id(rs, 1);
-					if (Objects.equals(attempts.get(id), rs.getInt(2))) {
-						passed.add(id);
-					}
-				}, arguments.subList(0, attempts.size() + 1).toArray());
-		return passed;
+		List<Object> arguments = new ArrayList<>(rest.size() + 1);
+		rest.forEach((id) -> arguments.add(this.dialect.id(id)));
+		arguments.add(this.dialect.id(owner));
+		return Set.copyOf(this.jdbc.query("SELECT id FROM " + this.calls + " WHERE id IN (" + placeholders(rest.size())
+				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'", this::firstId,
+				arguments.toArray()));
 	}
 
 	@Override
@@ -293,30 +316,29 @@ public final class JdbcCallRepository implements CallRepository {
 				this.dialect.id(owner)) == 1;
 	}
 
-	@Override
-	public int release(Collection<UUID> ids, UUID owner) {
-		if (ids.isEmpty()) {
-			return 0;
-		}
-		List<Object> arguments = new ArrayList<>(ids.size() + 1);
-		ids.forEach((id) -> arguments.add(this.dialect.id(id)));
-		arguments.add(this.dialect.id(owner));
-		Integer released = inBatchTransaction(() -> this.jdbc.update("UPDATE " + this.calls + " SET state = '" + PENDING
-				+ "', owner_id = NULL WHERE id IN (" + placeholders(ids.size()) + ") AND " + this.dialect.sameAs("owner_id")
-				+ " AND state = '" + CLAIMED + "'", arguments.toArray()));
-		return (released != null) ? released : 0;
-	}
-
 	/**
-	 * The attempt the gate counted is taken back: the call did not run here. Assigned first, for
-	 * databases that read each assignment's left side as already set.
+	 * The attempt the gate counted is taken back, and the key it moved aside is given back: the
+	 * call did not run here. Unless a new call took that key meanwhile: then the row goes back
+	 * without it, as a call that started before the new one was made. Assigned in this order, with
+	 * the state last, for databases that read each assignment's left side as already set.
 	 */
 	@Override
 	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
-		return update("UPDATE " + this.calls + " SET attempts = CASE WHEN state = '" + RUNNING
-				+ "' THEN attempts - 1 ELSE attempts END, state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
-				+ this.dialect.sameAs("owner_id") + " AND (state = '" + CLAIMED + "' OR (state = '" + RUNNING
-				+ "' AND attempts = ?))", this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+		String keyBack = "call_key = CASE WHEN state = '" + RUNNING + "' THEN started_key ELSE call_key END,"
+				+ " started_key = CASE WHEN state = '" + RUNNING + "' THEN NULL ELSE started_key END, ";
+		try {
+			return update(releaseAfterGate(keyBack), this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+		}
+		catch (DuplicateKeyException taken) {
+			return update(releaseAfterGate(""), this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+		}
+	}
+
+	private String releaseAfterGate(String keyBack) {
+		return "UPDATE " + this.calls + " SET attempts = CASE WHEN state = '" + RUNNING
+				+ "' THEN attempts - 1 ELSE attempts END, " + keyBack + "state = '" + PENDING + "', owner_id = NULL"
+				+ " WHERE id = ? AND " + this.dialect.sameAs("owner_id") + " AND (state = '" + CLAIMED
+				+ "' OR (state = '" + RUNNING + "' AND attempts = ?))";
 	}
 
 	@Override

@@ -43,6 +43,12 @@ public class PostgresDialect extends DurableDialect {
 		return "UPDATE " + table + " SET " + claim + " WHERE id = ANY(ARRAY(" + select + ")) RETURNING " + columns;
 	}
 
+	/** Run once, as an init plan, for the reason the claim gives. */
+	@Override
+	public String inSubquery(String column, String subquery) {
+		return column + " = ANY(ARRAY(" + subquery + "))";
+	}
+
 	@Override
 	public String returning(String update, String columns) {
 		return update + " RETURNING " + columns;
