@@ -79,6 +79,9 @@ final class ClaimPoller {
 	/** Polls only. */
 	private long lastCleanUpNanos = Long.MIN_VALUE;
 
+	/** Polls only: when a poll last did more than claim. */
+	private long lastFullPollNanos = System.nanoTime();
+
 	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, HeldCalls held,
 			CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters, DurableClock clock,
 			DurableLease lease, DurableScheduler scheduler, DurableSettings settings, UUID instance) {
@@ -117,7 +120,7 @@ final class ClaimPoller {
 	void start() {
 		this.running = true;
 		this.polling.incrementAndGet();
-		this.scheduler.pollNow(this::poll);
+		this.scheduler.pollNow(() -> poll(false));
 	}
 
 	/** No poll starts from now on; one in progress claims no more. */
@@ -130,24 +133,31 @@ final class ClaimPoller {
 		}
 	}
 
-	private void poll() {
+	/**
+	 * @param refill whether a backlog brought it forward: it only claims, unless a poll interval
+	 * passed since a poll did the rest (a long backlog brings every poll forward)
+	 */
+	private void poll(boolean refill) {
 		boolean wantRefill = false;
 		try {
 			if (!this.running) {
 				return;
 			}
-			this.writes.retryDeferred();
-			takeOverPredecessors();
-			takeOverDeadOwners();
 			long nowNanos = System.nanoTime();
-			if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
-				this.lastCleanUpNanos = nowNanos;
-				cleanUp();
+			if (!refill || nowNanos - this.lastFullPollNanos >= this.settings.pollInterval().toNanos()) {
+				this.lastFullPollNanos = nowNanos;
+				this.writes.retryDeferred();
+				takeOverPredecessors();
+				takeOverDeadOwners();
+				if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
+					this.lastCleanUpNanos = nowNanos;
+					cleanUp();
+				}
 			}
 			Instant now = this.clock.now();
 			Instant horizon = now.plus(this.settings.horizon());
 			List<String> claimable = this.methods.claimable();
-			long alive = this.instances.instances(this.settings.lease()).stream().filter(InstanceStatus::alive).count();
+			int alive = this.instances.alive(this.settings.lease());
 			// Alone, an instance claims all it will run; with others, what falls due before it polls
 			// again (plus a margin for the poll's own time), then its share of the rest.
 			Instant soon = (alive <= 1) ? horizon : soon(now, horizon);
@@ -210,7 +220,7 @@ final class ClaimPoller {
 	 * next poll: nothing waits past its due time for a share.
 	 * @return how many calls to claim at most
 	 */
-	private long share(Instant soon, Instant horizon, List<String> claimable, long alive) {
+	private long share(Instant soon, Instant horizon, List<String> claimable, int alive) {
 		CallRepository.Share share = this.calls.share(this.instance, soon, horizon, claimable);
 		long fair = (share.total() + alive - 1) / alive;
 		return Math.max(0, fair - share.mine());
@@ -229,7 +239,7 @@ final class ClaimPoller {
 	private void refill() {
 		Timeout next = this.nextPoll;
 		if (this.running && next != null && next.cancel()) {
-			launchPoll();
+			launchPoll(true);
 		}
 	}
 
@@ -238,10 +248,10 @@ final class ClaimPoller {
 	 * scheduler's wheel thread when the armed poll falls due, or on the thread whose call brought
 	 * the backlog down to half (an executor's, a caller's, the closing one) for a refill.
 	 */
-	private void launchPoll() {
+	private void launchPoll(boolean refill) {
 		this.polling.incrementAndGet();
 		try {
-			this.scheduler.pollNow(this::poll);
+			this.scheduler.pollNow(() -> poll(refill));
 		}
 		catch (RuntimeException refused) {
 			if (this.running) {
@@ -254,7 +264,7 @@ final class ClaimPoller {
 	private void armNextPoll() {
 		try {
 			if (this.running) {
-				this.nextPoll = this.scheduler.poll(this::launchPoll, this.settings.pollInterval());
+				this.nextPoll = this.scheduler.poll(() -> launchPoll(false), this.settings.pollInterval());
 			}
 		}
 		catch (RuntimeException stopping) {

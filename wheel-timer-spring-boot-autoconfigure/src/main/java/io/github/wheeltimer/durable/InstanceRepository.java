@@ -30,4 +30,10 @@ public interface InstanceRepository {
 	 */
 	List<InstanceStatus> instances(Duration lease);
 
+	/**
+	 * Counts the instances that beat within {@code lease}: what a poll shares the calls ahead with.
+	 * @return how many
+	 */
+	int alive(Duration lease);
+
 }

@@ -127,6 +127,14 @@ final class FakeInstanceRepository implements InstanceRepository {
 	}
 
 	@Override
+	public int alive(Duration lease) {
+		this.statements.sent("alive");
+		synchronized (this) {
+			return (int) this.rows.keySet().stream().filter((id) -> isAliveLocked(id, lease)).count();
+		}
+	}
+
+	@Override
 	public List<InstanceStatus> instances(Duration lease) {
 		this.statements.sent("instances");
 		synchronized (this) {

@@ -75,6 +75,13 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 						rs.getInt(4) == 1, rs.getLong(5), methods(rs.getString(6))));
 	}
 
+	@Override
+	public int alive(Duration lease) {
+		Integer alive = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.tables.instances()
+				+ " WHERE heartbeat_at > " + this.dialect.before(lease), Integer.class);
+		return (alive != null) ? alive : 0;
+	}
+
 	private static List<String> methods(@Nullable String joined) {
 		return StringUtils.hasLength(joined) ? List.of(joined.split(METHOD_SEPARATOR)) : List.of();
 	}
