@@ -48,6 +48,8 @@ final class CallRunner {
 	 */
 	private static final Duration RETRY_DELAY = Duration.ofMillis(100);
 
+	private static final String STOPPED = "it fell due as this instance stopped";
+
 	/** The durable call running on this thread: what {@link DelayedCalls#currentAttempt()} reads. */
 	private static final ThreadLocal<DurableCall> current = new ThreadLocal<>();
 
@@ -112,14 +114,14 @@ final class CallRunner {
 	 */
 	void stop(Duration wait) {
 		for (DurableCall call : this.batches.stop(wait)) {
-			handBack(call, "it fell due as this instance stopped");
+			handBack(call, STOPPED);
 		}
 	}
 
 	/** A timer's worker: the call fell due, and waits for the batch that gates it. */
 	void fired(DurableCall call) {
 		if (!this.batches.fired(call)) {
-			handBack(call, "it fell due as this instance stopped");
+			handBack(call, STOPPED);
 		}
 	}
 

@@ -16,8 +16,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Threads: created by the caller (born claimed) or by a poll; {@link #run(Timeout)} runs on the
  * timer's worker and only hands the call to its gate's batch; {@link #run()} runs on an executor
- * thread, once the gate passed. The fields are final, or confined to the executor thread, or (the backlog
- * flag) left once by compare-and-set; the hand-offs publish them.
+ * thread, once the gate passed. The fields are final, or confined to the executor thread, or
+ * (the backlog flag) left once by compare-and-set; the hand-offs publish them.
  */
 final class DurableCall implements DelayedTask, Runnable {
 

@@ -131,13 +131,13 @@ final class DurableMethods {
 		return method;
 	}
 
-	/** @return the shortest tick of the durable methods' wheels, or the default tick if there are none */
+	/** @return the shortest tick of the durable methods' wheels, the default tick (100 ms) at most */
 	Duration shortestTick() {
 		Duration shortest = HashedWheelTimer.DEFAULT_TICK_DURATION;
 		for (DurableMethod method : this.byId.values()) {
-			if (method.method().timer() instanceof HashedWheelTimer timer
-					&& timer.snapshot().tickDuration().compareTo(shortest) < 0) {
-				shortest = timer.snapshot().tickDuration();
+			if (method.method().timer() instanceof HashedWheelTimer timer) {
+				Duration tick = timer.snapshot().tickDuration();
+				shortest = (tick.compareTo(shortest) < 0) ? tick : shortest;
 			}
 		}
 		return shortest;

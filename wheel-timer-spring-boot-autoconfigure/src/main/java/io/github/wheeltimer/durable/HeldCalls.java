@@ -85,8 +85,7 @@ final class HeldCalls {
 		long delayNanos = Math.max(atLeast.toNanos(), Duration.between(now, call.due()).toNanos());
 		if (delayNanos == 0) {
 			// Before the wheel: a call that fires and starts at once leaves the backlog once, either way.
-			call.enterBacklog();
-			this.backlog.incrementAndGet();
+			enterBacklog(call);
 		}
 		Timeout timeout;
 		try {
@@ -99,7 +98,7 @@ final class HeldCalls {
 		if (previous != null && previous.task() instanceof DurableCall stale && stale != call && previous.cancel()) {
 			// Claimed again while an older claim of the same row was still on the wheel (this instance
 			// took itself over after a pause): the older one would fail its gate anyway.
-			leaveBacklog(stale);
+			leftBacklog(stale);
 		}
 		String key = call.key();
 		if (key != null) {
@@ -152,7 +151,7 @@ final class HeldCalls {
 	/** Forgets a held call: it goes back, or will not start here. */
 	void forget(DurableCall call) {
 		gated(call);
-		leaveBacklog(call);
+		leftBacklog(call);
 	}
 
 	/**
@@ -168,12 +167,8 @@ final class HeldCalls {
 		}
 	}
 
-	/** The call started on its executor's thread, or will not start here. */
+	/** The call started on its executor's thread, or will not start here: it leaves the backlog, once. */
 	void leftBacklog(DurableCall call) {
-		leaveBacklog(call);
-	}
-
-	private void leaveBacklog(DurableCall call) {
 		if (call.leaveBacklog()) {
 			this.backlog.decrementAndGet();
 			refillIfHalfGone();

@@ -50,8 +50,9 @@
  * {@link io.github.wheeltimer.durable.jdbc.DurableDialect} for the rest. A database is added with:
  * <ol>
  * <li>one dialect class, a subclass of {@code DurableDialect} that overrides what differs (the
- * clock expression, the upsert by key, limit, skip-locked, the one-statement claim and the
- * returning gate if the database has them, id and instant binding, the schema lock), named in
+ * clock expression, the upsert by key, limit, skip-locked, an update that returns its rows if the
+ * database has one (the claim and the gates are then one statement each), id and instant
+ * binding, the schema lock), named in
  * {@code DurableDialect.forPlatform};</li>
  * <li>one schema script, {@code io/github/wheeltimer/durable/schema-<platform>.sql};</li>
  * <li>one subclass of the contract tests, {@code DurableCallsContractTests}, on a real server.</li>

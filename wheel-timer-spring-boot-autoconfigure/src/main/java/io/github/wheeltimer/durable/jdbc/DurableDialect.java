@@ -106,20 +106,6 @@ public abstract class DurableDialect {
 	}
 
 	/**
-	 * Returns a single statement that claims calls and returns them, for a database that can
-	 * update the rows a locking subquery picked and return them at once; {@code null} (the
-	 * default) for the portable pair, a locking select and an update in one transaction.
-	 * @param table the calls' table
-	 * @param columns the columns to return
-	 * @param select the locking, limited select of the ids to claim
-	 * @param claim the assignments that claim a row, with the owner's placeholder
-	 * @return the statement binding the owner first, then the select's parameters; or {@code null}
-	 */
-	public @Nullable String claimReturning(String table, String columns, String select, String claim) {
-		return null;
-	}
-
-	/**
 	 * Returns a condition that a column is among the rows a locking, limited subquery picks.
 	 * @param column the column
 	 * @param subquery the subquery, one column
@@ -131,8 +117,8 @@ public abstract class DurableDialect {
 
 	/**
 	 * Returns an update that also returns the given columns of the rows it changed, in one round
-	 * trip; {@code null} (the default) where the database cannot: the rows are then locked first,
-	 * and updated in a transaction.
+	 * trip: the claim and a batch's gates are then one statement each. {@code null} (the default)
+	 * where the database cannot: the rows are then locked first, and updated in a transaction.
 	 * @param update the update
 	 * @param columns the columns to return
 	 * @return the statement, binding what the update binds; or {@code null}

@@ -173,8 +173,8 @@ public final class JdbcCallRepository implements CallRepository {
 
 	/** @return the dialect's one-statement claim, binding the owner first, or {@code null} */
 	private static @Nullable String claimReturning(DurableDialect dialect, DurableTables tables, int methodIds) {
-		return dialect.claimReturning(tables.calls(), CLAIMED_COLUMNS, claimSelect(dialect, tables, "id", methodIds),
-				CLAIM);
+		return dialect.returning("UPDATE " + tables.calls() + " SET " + CLAIM + " WHERE "
+				+ dialect.inSubquery("id", claimSelect(dialect, tables, "id", methodIds)), CLAIMED_COLUMNS);
 	}
 
 	@Override
@@ -601,7 +601,7 @@ public final class JdbcCallRepository implements CallRepository {
 	 */
 	private List<Object> boundIds(Collection<UUID> ids) {
 		int padded = (ids.size() <= 1) ? 1 : Integer.highestOneBit(ids.size() - 1) << 1;
-		List<Object> bound = new ArrayList<>(Math.max(padded, ids.size()) + 2);
+		List<Object> bound = new ArrayList<>(padded + 2);
 		ids.forEach((id) -> bound.add(this.dialect.id(id)));
 		Object last = bound.get(bound.size() - 1);
 		while (bound.size() < padded) {

@@ -5,7 +5,8 @@ import java.time.Duration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * PostgreSQL 12 and later: the claim is one {@code UPDATE ... RETURNING}, and the schema script
+ * PostgreSQL 12 and later: the claim and a batch's gates are each one {@code UPDATE ...
+ * RETURNING}, whose subquery's row locks last as long as the update, and the schema script
  * runs under an advisory lock, as its {@code CREATE ... IF NOT EXISTS} fails when another
  * session creates the same table at the same moment.
  */
@@ -33,17 +34,10 @@ public class PostgresDialect extends DurableDialect {
 	}
 
 	/**
-	 * One round trip and no explicit transaction: the subquery's row locks last as long as the
-	 * update. {@code ANY(ARRAY(...))} makes the locking, limited subquery an init plan, run once:
-	 * under {@code IN (...)} the planner may run it again (a rescan, a re-check of a row updated
-	 * meanwhile), and claim more or fewer rows than the limit.
+	 * {@code ANY(ARRAY(...))} makes the locking, limited subquery an init plan, run once: under
+	 * {@code IN (...)} the planner may run it again (a rescan, a re-check of a row updated
+	 * meanwhile), and a claim would take more or fewer rows than its limit.
 	 */
-	@Override
-	public String claimReturning(String table, String columns, String select, String claim) {
-		return "UPDATE " + table + " SET " + claim + " WHERE id = ANY(ARRAY(" + select + ")) RETURNING " + columns;
-	}
-
-	/** Run once, as an init plan, for the reason the claim gives. */
 	@Override
 	public String inSubquery(String column, String subquery) {
 		return column + " = ANY(ARRAY(" + subquery + "))";
