@@ -7,6 +7,8 @@ import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+
 /**
  * The durable calls as the {@code wheeltimer} endpoint shows them: the database's view (calls by
  * state, the oldest overdue call, the instances sharing the database, failed calls with their
@@ -14,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  * the endpoint's own, plain Java: an application without durable calls (and without Spring JDBC)
  * serializes the endpoint's answers without loading anything of theirs.
  *
+ * @param now the application's clock (a test's virtual clock too): what due times compare with
  * @param calls the calls in the database, by state: {@code PENDING}, {@code CLAIMED},
  * {@code RUNNING}, {@code FAILED}
+ * @param byMethod the calls in the database by method id, then by state
  * @param oldestOverdue the due time of the oldest pending call past its due time, or {@code null}
  * @param heldHere calls on this instance's wheels
  * @param instances the instances sharing the database, alive or not yet removed
@@ -25,9 +29,75 @@ import org.jspecify.annotations.Nullable;
  * @param counts this instance's counts since it started
  * @param databaseError what is wrong with the database, or {@code null}
  */
-public record DurableCallsDescriptor(Map<String, Long> calls, @Nullable Instant oldestOverdue, int heldHere,
-		List<InstanceDescriptor> instances, List<FailedCallDescriptor> failed, Map<String, Long> unknownMethods,
-		CountsDescriptor counts, @Nullable String databaseError) {
+public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<String, Map<String, Long>> byMethod,
+		@Nullable Instant oldestOverdue, int heldHere, List<InstanceDescriptor> instances,
+		List<FailedCallDescriptor> failed, Map<String, Long> unknownMethods, CountsDescriptor counts,
+		@Nullable String databaseError) {
+
+	/**
+	 * A durable call as its row holds it.
+	 *
+	 * @param id the call's id; a rescheduled waiting call gets a new one
+	 * @param methodId the method's durable id
+	 * @param key its key, or {@code null}; a running or failed call keeps showing the key it was
+	 * made with
+	 * @param state {@code PENDING}, {@code CLAIMED}, {@code RUNNING} or {@code FAILED}
+	 * @param due when it is due, by the application's clock
+	 * @param attempts how many times it started
+	 * @param owner the instance holding it, or {@code null}
+	 * @param ownerName that instance's name, or {@code null}
+	 * @param traceParent the caller's span as a W3C {@code traceparent}, or {@code null}
+	 * @param created when it was written, by the database's clock
+	 * @param failedAt when it failed, or {@code null}
+	 * @param error why it failed, or {@code null}
+	 * @param arguments its arguments as the JSON array stored, or {@code ******} when
+	 * {@code management.endpoint.wheeltimer.show-arguments} hides them
+	 */
+	public record CallDescriptor(UUID id, String methodId, @Nullable String key, String state, Instant due,
+			int attempts, @Nullable UUID owner, @Nullable String ownerName, @Nullable String traceParent,
+			@Nullable Instant created, @Nullable Instant failedAt, @Nullable String error, String arguments)
+			implements OperationResponseBody {
+
+		/** What hidden arguments show, as Spring Boot's sanitized values do. */
+		public static final String HIDDEN = "******";
+
+		CallDescriptor withArgumentsHidden() {
+			return new CallDescriptor(this.id, this.methodId, this.key, this.state, this.due, this.attempts, this.owner,
+					this.ownerName, this.traceParent, this.created, this.failedAt, this.error, HIDDEN);
+		}
+
+	}
+
+	/**
+	 * A page of durable calls.
+	 *
+	 * @param methodId the method id they were filtered by, or {@code null}
+	 * @param key the key they were filtered by, or {@code null}
+	 * @param state the state they were filtered by, or {@code null}
+	 * @param page the page, from 0
+	 * @param size the most calls a page holds
+	 * @param total how many calls match, on all pages
+	 * @param now the application's clock, for the due times
+	 * @param calls the calls on this page
+	 */
+	public record CallPageDescriptor(@Nullable String methodId, @Nullable String key, @Nullable String state, int page,
+			int size, long total, Instant now, List<CallDescriptor> calls) implements OperationResponseBody {
+
+		CallPageDescriptor withArgumentsHidden() {
+			return new CallPageDescriptor(this.methodId, this.key, this.state, this.page, this.size, this.total,
+					this.now, this.calls.stream().map(CallDescriptor::withArgumentsHidden).toList());
+		}
+
+	}
+
+	/**
+	 * What a delete of the calls of a method no live instance knows did.
+	 *
+	 * @param methodId the method's durable id
+	 * @param deleted how many waiting and failed calls were deleted
+	 */
+	public record DeletedCallsDescriptor(String methodId, int deleted) implements OperationResponseBody {
+	}
 
 	/**
 	 * An instance sharing the database.

@@ -1,17 +1,27 @@
 package io.github.wheeltimer.actuate;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Supplier;
 
+import io.github.wheeltimer.actuate.DurableCallsDescriptor.CallDescriptor;
+import io.github.wheeltimer.actuate.DurableCallsDescriptor.CallPageDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.CountsDescriptor;
+import io.github.wheeltimer.actuate.DurableCallsDescriptor.DeletedCallsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.FailedCallDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.InstanceDescriptor;
 import io.github.wheeltimer.durable.CallCount;
+import io.github.wheeltimer.durable.CallPage;
+import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.Requeued;
+import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.DurableCalls;
 import org.jspecify.annotations.Nullable;
 
@@ -46,8 +56,8 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 		String problem = this.durable.problem();
 		if (this.durable.unreachable()) {
 			// Known already: no wait for the pool's connection timeout.
-			return new DurableCallsDescriptor(Map.of(), null, this.durable.held(), List.of(), List.of(), Map.of(),
-					counts, problem);
+			return new DurableCallsDescriptor(this.durable.now(), Map.of(), Map.of(), null, this.durable.held(),
+					List.of(), List.of(), Map.of(), counts, problem);
 		}
 		try {
 			DurableCalls.Report report = this.durable.report(FAILED_LISTED);
@@ -67,12 +77,16 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 				.map((instance) -> new InstanceDescriptor(instance.id(), instance.name(), instance.heartbeat(),
 						instance.alive(), instance.calls(), instance.methods()))
 				.toList();
-			return new DurableCallsDescriptor(calls, oldestOverdue, this.durable.held(), instances,
-					failed(report.failed()), unknown, counts, problem);
+			Map<String, Map<String, Long>> byMethod = new LinkedHashMap<>();
+			report.byMethod()
+				.forEach((count) -> byMethod.computeIfAbsent(count.methodId(), (id) -> new LinkedHashMap<>())
+					.put(count.state().name(), count.count()));
+			return new DurableCallsDescriptor(this.durable.now(), calls, byMethod, oldestOverdue, this.durable.held(),
+					instances, failed(report.failed()), unknown, counts, problem);
 		}
 		catch (DataAccessException ex) {
-			return new DurableCallsDescriptor(Map.of(), null, this.durable.held(), List.of(), List.of(), Map.of(),
-					counts, "The database cannot be read: " + ex.getMessage());
+			return new DurableCallsDescriptor(this.durable.now(), Map.of(), Map.of(), null, this.durable.held(),
+					List.of(), List.of(), Map.of(), counts, "The database cannot be read: " + ex.getMessage());
 		}
 	}
 
@@ -88,6 +102,57 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 			Requeued requeued = this.durable.requeueFailed(methodId);
 			return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
 		});
+	}
+
+	@Override
+	public CallPageDescriptor calls(@Nullable String methodId, @Nullable String key, @Nullable String state, int page,
+			int size) {
+		CallState parsed = state(state);
+		return onTheDatabase(() -> {
+			CallPage calls = this.durable.list(new CallRepository.Filter(methodId, key, parsed), page, size);
+			return new CallPageDescriptor(methodId, key, (parsed != null) ? parsed.name() : null, calls.page(),
+					calls.size(), calls.total(), this.durable.now(),
+					calls.calls().stream().map(JdbcDurableCallsOperations::call).toList());
+		});
+	}
+
+	@Override
+	public @Nullable CallDescriptor call(UUID id) {
+		return onTheDatabase(() -> call(this.durable.find(id)));
+	}
+
+	@Override
+	public @Nullable CallDescriptor reschedule(UUID id, @Nullable Instant due) {
+		return onTheDatabase(() -> call(this.durable.reschedule(id, (due != null) ? due : this.durable.now())));
+	}
+
+	@Override
+	public @Nullable CallDescriptor cancel(UUID id) {
+		return onTheDatabase(() -> call(this.durable.cancel(id)));
+	}
+
+	@Override
+	public DeletedCallsDescriptor deleteCallsOf(String methodId) {
+		return onTheDatabase(() -> new DeletedCallsDescriptor(methodId, this.durable.deleteCallsOf(methodId)));
+	}
+
+	private static @Nullable CallState state(@Nullable String state) {
+		if (state == null || state.isBlank()) {
+			return null;
+		}
+		try {
+			return CallState.valueOf(state.trim().toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("state must be one of " + Arrays.toString(CallState.values())
+					+ ", was '" + state + "'");
+		}
+	}
+
+	private static @Nullable CallDescriptor call(@Nullable StoredCall call) {
+		return (call != null) ? new CallDescriptor(call.id(), call.methodId(), call.key(), call.state().name(),
+				call.due(), call.attempts(), call.owner(), call.ownerName(), call.traceParent(), call.created(),
+				call.failedAt(), call.error(), call.arguments()) : null;
 	}
 
 	/**

@@ -1,6 +1,9 @@
 package io.github.wheeltimer.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,8 +11,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
@@ -24,6 +29,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.Show;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -77,6 +85,12 @@ public class WheelTimerEndpoint {
 
 	private final @Nullable DurableCallsOperations durable;
 
+	private final Access access;
+
+	private final Show showArguments;
+
+	private final Set<String> roles;
+
 	/**
 	 * Creates the endpoint.
 	 * @param timers the timers, by bean name
@@ -100,6 +114,30 @@ public class WheelTimerEndpoint {
 	 */
 	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
 			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCallsOperations durable) {
+		this(timers, registry, defaultDrainTimeouts, durable, Access.READ_ONLY, Show.NEVER, Set.of());
+	}
+
+	/**
+	 * Creates the endpoint, showing durable calls and what it allows.
+	 * @param timers the timers, by bean name
+	 * @param registry the {@code @DelayedExecution} methods, or {@code null} if there are none
+	 * @param defaultDrainTimeouts how long a stop of the timer of a given bean name drains when
+	 * the request does not say
+	 * @param durable what the endpoint reads and changes of durable calls, or {@code null} if they
+	 * are off
+	 * @param access what the application lets this endpoint do
+	 * ({@code management.endpoint.wheeltimer.access}), said in its answer so that a console shows
+	 * only what it may do
+	 * @param showArguments when durable calls' arguments are shown
+	 * @param roles the roles that see arguments when {@code showArguments} is
+	 * {@link Show#WHEN_AUTHORIZED}; empty: any authenticated user
+	 */
+	public WheelTimerEndpoint(Map<String, HashedWheelTimer> timers, @Nullable DelayedMethodRegistry registry,
+			Function<String, Duration> defaultDrainTimeouts, @Nullable DurableCallsOperations durable, Access access,
+			Show showArguments, Set<String> roles) {
+		this.access = access;
+		this.showArguments = showArguments;
+		this.roles = Set.copyOf(roles);
 		this.durable = durable;
 		this.timers = Collections.unmodifiableMap(new TreeMap<>(timers));
 		this.timers.forEach((name, timer) -> this.answerWaits.put(name, answerWait(timer.snapshot().tickDuration())));
@@ -115,7 +153,8 @@ public class WheelTimerEndpoint {
 	public WheelTimersDescriptor timers() {
 		Map<String, WheelTimerDescriptor> descriptors = new LinkedHashMap<>();
 		this.timers.forEach((name, timer) -> descriptors.put(name, WheelTimerDescriptor.of(timer.snapshot())));
-		return new WheelTimersDescriptor(descriptors, (this.durable != null) ? this.durable.describe() : null);
+		return new WheelTimersDescriptor(this.access.name(), descriptors,
+				(this.durable != null) ? this.durable.describe() : null);
 	}
 
 	/**
@@ -188,19 +227,47 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * Lists the newest failed durable calls, with their key and error. Answers at
-	 * {@code GET /actuator/wheeltimer/durable/failed}.
+	 * Lists durable calls. Answers at
+	 * <ul>
+	 * <li>{@code GET /actuator/wheeltimer/durable/failed?method=orders.remind}: the newest failed
+	 * calls, with their key and error;</li>
+	 * <li>{@code GET /actuator/wheeltimer/durable/calls?method=&key=&state=&page=&size=}: a page of
+	 * calls of any state, with their arguments (see {@code show-arguments}).</li>
+	 * </ul>
 	 * @param section {@code durable}
-	 * @param calls {@code failed}
-	 * @param method only the failed calls of this durable method id, or {@code null} for all
-	 * @return the failed calls, or {@code null} if durable calls are off or the path names
-	 * something else
+	 * @param list {@code failed} or {@code calls}
+	 * @param method only the calls of this durable method id, or {@code null} for all
+	 * @param key only the calls made with this key (needs {@code method}), or {@code null}
+	 * @param state only the calls in this state ({@code PENDING}, {@code CLAIMED}, {@code RUNNING},
+	 * {@code FAILED}), or {@code null}
+	 * @param page the page, from 0 ({@code null}: 0)
+	 * @param size the most calls on a page, up to {@value #MAX_PAGE} ({@code null}:
+	 * {@value #PAGE})
+	 * @param securityContext who asks: decides whether arguments are shown
+	 * @return the calls, or {@code null} if durable calls are off or the path names something else
+	 * @throws InvalidEndpointRequestException if a parameter is out of range
 	 */
 	@ReadOperation
-	public @Nullable FailedCallsDescriptor failed(@Selector String section, @Selector String calls,
-			@Nullable String method) {
-		DurableCallsOperations durable = failedCalls(section, calls);
-		return (durable != null) ? durable.failed(methodId(method)) : null;
+	public @Nullable OperationResponseBody durable(@Selector String section, @Selector String list,
+			@Nullable String method, @Nullable String key, @Nullable String state, @Nullable Integer page,
+			@Nullable Integer size, SecurityContext securityContext) {
+		DurableCallsOperations durable = durable(section);
+		if (durable == null) {
+			return null;
+		}
+		if (FAILED.equals(list)) {
+			return durable.failed(methodId(method));
+		}
+		if (!CALLS.equals(list)) {
+			return null;
+		}
+		int pageSize = (size != null) ? size : PAGE;
+		if (pageSize < 1 || pageSize > MAX_PAGE) {
+			throw invalid("size must be between 1 and " + MAX_PAGE + ", was " + pageSize);
+		}
+		DurableCallsDescriptor.CallPageDescriptor calls = request(() -> durable.calls(methodId(method),
+				methodId(key), methodId(state), (page != null) ? page : 0, pageSize));
+		return argumentsShown(securityContext) ? calls : calls.withArgumentsHidden();
 	}
 
 	/**
@@ -217,21 +284,167 @@ public class WheelTimerEndpoint {
 	@WriteOperation
 	public @Nullable RequeueDescriptor requeue(@Selector String section, @Selector String calls,
 			@Nullable String method) {
-		DurableCallsOperations durable = failedCalls(section, calls);
-		return (durable != null) ? durable.requeue(methodId(method)) : null;
+		DurableCallsOperations durable = durable(section);
+		return (durable != null && FAILED.equals(calls)) ? durable.requeue(methodId(method)) : null;
 	}
 
-	/** @return the durable calls when the path names their failed calls, else {@code null} */
-	private @Nullable DurableCallsOperations failedCalls(String section, String calls) {
-		return FAILED_PATH.equals(section + "/" + calls) ? this.durable : null;
+	/**
+	 * Reads one durable call, in any state. Answers at
+	 * {@code GET /actuator/wheeltimer/durable/calls/{id}}.
+	 * @param section {@code durable}
+	 * @param list {@code calls}
+	 * @param id the call's id
+	 * @param securityContext who asks: decides whether arguments are shown
+	 * @return the call, or {@code null} if there is none, durable calls are off or the path names
+	 * something else
+	 * @throws InvalidEndpointRequestException if the id is not a UUID
+	 */
+	@ReadOperation
+	public DurableCallsDescriptor.@Nullable CallDescriptor call(@Selector String section, @Selector String list,
+			@Selector String id, SecurityContext securityContext) {
+		DurableCallsOperations durable = durable(section);
+		if (durable == null || !CALLS.equals(list)) {
+			return null;
+		}
+		return shown(durable.call(callId(id)), securityContext);
+	}
+
+	/**
+	 * Runs a durable call now, or reschedules it. Answers at
+	 * {@code POST /actuator/wheeltimer/durable/calls/{id}}, with a body
+	 * {@code {"action": "run"}} or {@code {"action": "reschedule", "due": "2026-11-26T18:25:00Z"}}.
+	 * A waiting call moves to its new time under a new id, which the answer gives; a failed call
+	 * waits again, as if new (no attempts, no error, its key back).
+	 * @param section {@code durable}
+	 * @param list {@code calls}
+	 * @param id the call's id
+	 * @param action {@code run} or {@code reschedule}
+	 * @param due for {@code reschedule}: when it runs, an ISO-8601 instant by the application's clock
+	 * @param securityContext who asks: decides whether arguments are shown
+	 * @return the call as it is now, or {@code null} if it is neither waiting nor failed, durable
+	 * calls are off or the path names something else
+	 * @throws InvalidEndpointRequestException if the id, the action or the due time is invalid
+	 * @throws IllegalStateException if the call failed and a waiting call holds its key
+	 */
+	@WriteOperation
+	public DurableCallsDescriptor.@Nullable CallDescriptor change(@Selector String section, @Selector String list,
+			@Selector String id, @Nullable String action, @Nullable String due, SecurityContext securityContext) {
+		DurableCallsOperations durable = durable(section);
+		if (durable == null || !CALLS.equals(list)) {
+			return null;
+		}
+		UUID call = callId(id);
+		Instant at;
+		if ("run".equals(action)) {
+			at = null;
+		}
+		else if ("reschedule".equals(action)) {
+			at = instant(due);
+		}
+		else {
+			throw invalid("action must be \"run\" or \"reschedule\" (with \"due\"), was "
+					+ ((action != null) ? "\"" + action + "\"" : "missing"));
+		}
+		return shown(request(() -> durable.reschedule(call, at)), securityContext);
+	}
+
+	/**
+	 * Cancels a waiting durable call or deletes a failed one, at
+	 * {@code DELETE /actuator/wheeltimer/durable/calls/{id}}; or deletes the waiting and failed calls
+	 * of a method no live instance knows, at
+	 * {@code DELETE /actuator/wheeltimer/durable/methods/{methodId}}.
+	 * @param section {@code durable}
+	 * @param list {@code calls} or {@code methods}
+	 * @param target the call's id, or the method's durable id
+	 * @param securityContext who asks: decides whether arguments are shown
+	 * @return the call as it was, or what was deleted; {@code null} if there is no such call,
+	 * durable calls are off or the path names something else
+	 * @throws InvalidEndpointRequestException if the id is not a UUID
+	 * @throws IllegalStateException if an instance knows the method
+	 */
+	@DeleteOperation
+	public @Nullable OperationResponseBody delete(@Selector String section, @Selector String list,
+			@Selector String target, SecurityContext securityContext) {
+		DurableCallsOperations durable = durable(section);
+		if (durable == null) {
+			return null;
+		}
+		if (METHODS.equals(list)) {
+			return durable.deleteCallsOf(target);
+		}
+		return CALLS.equals(list) ? shown(durable.cancel(callId(target)), securityContext) : null;
+	}
+
+	/** @return the durable calls when the path is theirs, else {@code null} */
+	private @Nullable DurableCallsOperations durable(String section) {
+		return DURABLE.equals(section) ? this.durable : null;
+	}
+
+	private boolean argumentsShown(SecurityContext securityContext) {
+		return this.showArguments.isShown(securityContext, this.roles);
+	}
+
+	private DurableCallsDescriptor.@Nullable CallDescriptor shown(
+			DurableCallsDescriptor.@Nullable CallDescriptor call, SecurityContext securityContext) {
+		return (call == null || argumentsShown(securityContext)) ? call : call.withArgumentsHidden();
+	}
+
+	private static UUID callId(String id) {
+		try {
+			return UUID.fromString(id);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid("A durable call's id is a UUID, such as 0b6f0e1c-4c1e-4e8b-9a4f-2d0c5c3e1a7b; was '" + id
+					+ "'");
+		}
+	}
+
+	private static Instant instant(@Nullable String due) {
+		if (due == null || due.isBlank()) {
+			throw invalid("due is missing: reschedule needs an ISO-8601 instant, such as \"2026-11-26T18:25:00Z\"");
+		}
+		try {
+			return OffsetDateTime.parse(due.trim()).toInstant();
+		}
+		catch (DateTimeParseException ex) {
+			throw invalid("Invalid due '" + due + "': it must be an ISO-8601 instant with its offset, such as"
+					+ " \"2026-11-26T18:25:00Z\" or \"2026-11-26T19:25:00+01:00\"");
+		}
+	}
+
+	/** Turns an argument the durable calls refused into a bad request. */
+	private static <T> T request(Supplier<T> operation) {
+		try {
+			return operation.get();
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(String.valueOf(ex.getMessage()));
+		}
+	}
+
+	private static InvalidEndpointRequestException invalid(String message) {
+		return new InvalidEndpointRequestException(message, message);
 	}
 
 	private static @Nullable String methodId(@Nullable String method) {
 		return (method != null && !method.isBlank()) ? method.trim() : null;
 	}
 
+	/** The default and the largest number of calls on a page of {@code durable/calls}. */
+	static final int PAGE = 20;
+
+	static final int MAX_PAGE = 200;
+
+	static final String DURABLE = "durable";
+
+	static final String CALLS = "calls";
+
+	static final String FAILED = "failed";
+
+	static final String METHODS = "methods";
+
 	/** The path, below the endpoint's, of the failed durable calls. */
-	static final String FAILED_PATH = "durable/failed";
+	static final String FAILED_PATH = DURABLE + "/" + FAILED;
 
 	/**
 	 * Whether durable calls are on, so that failed ones can be listed and re-queued.
@@ -290,10 +503,12 @@ public class WheelTimerEndpoint {
 	/**
 	 * Every timer, by bean name, and the durable calls.
 	 *
+	 * @param access what this endpoint allows: {@code READ_ONLY}, or {@code UNRESTRICTED} when it
+	 * takes changes ({@code management.endpoint.wheeltimer.access})
 	 * @param timers the timers
 	 * @param durable the durable calls, or {@code null} (left out) when they are off
 	 */
-	public record WheelTimersDescriptor(Map<String, WheelTimerDescriptor> timers,
+	public record WheelTimersDescriptor(String access, Map<String, WheelTimerDescriptor> timers,
 			@Nullable DurableCallsDescriptor durable) implements OperationResponseBody {
 	}
 

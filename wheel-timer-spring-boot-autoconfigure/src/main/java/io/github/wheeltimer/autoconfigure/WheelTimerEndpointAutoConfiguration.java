@@ -12,11 +12,15 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ImportRuntimeHints;
 
@@ -29,6 +33,7 @@ import org.springframework.context.annotation.ImportRuntimeHints;
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(WheelTimerEndpoint.class)
 @ImportRuntimeHints(WheelTimerEndpointRuntimeHints.class)
+@EnableConfigurationProperties(WheelTimerEndpointProperties.class)
 public final class WheelTimerEndpointAutoConfiguration {
 
 	@Bean
@@ -36,12 +41,17 @@ public final class WheelTimerEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	WheelTimerEndpoint wheelTimerEndpoint(ListableBeanFactory beanFactory,
 			ObjectProvider<DelayedMethodRegistry> registry, ObjectProvider<ConfiguredTimers> settings,
-			ObjectProvider<DurableCallsOperations> durable) {
+			ObjectProvider<DurableCallsOperations> durable, ObjectProvider<EndpointAccessResolver> accessResolver,
+			WheelTimerEndpointProperties properties) {
 		ConfiguredTimers configured = settings.getIfAvailable();
+		EndpointAccessResolver resolver = accessResolver.getIfAvailable();
+		// What Actuator maps: a console reads it to offer only the changes the endpoint takes.
+		Access access = (resolver != null) ? resolver.accessFor(EndpointId.of("wheeltimer"), Access.READ_ONLY)
+				: Access.READ_ONLY;
 		return new WheelTimerEndpoint(beanFactory.getBeansOfType(HashedWheelTimer.class, false, true),
 				registry.getIfAvailable(), (name) -> (configured != null)
 						? configured.settings(name).drainTimeout().value() : Duration.ZERO,
-				durable.getIfAvailable());
+				durable.getIfAvailable(), access, properties.getShowArguments(), properties.getRoles());
 	}
 
 	@Bean

@@ -23,7 +23,8 @@ final class WheelTimerEndpointRuntimeHints implements RuntimeHintsRegistrar {
 				WheelTimerEndpoint.WheelTimersDescriptor.class, WheelTimerEndpoint.WheelTimerDetailsDescriptor.class,
 				WheelTimerEndpoint.StopReportDescriptor.class, WheelTimerEndpoint.RequeueDescriptor.class,
 				WheelTimerEndpoint.FailedCallsDescriptor.class, DurableCallsDescriptor.class,
-				WheelTimerEndpointWebExtension.ErrorDescriptor.class);
+				DurableCallsDescriptor.CallDescriptor.class, DurableCallsDescriptor.CallPageDescriptor.class,
+				DurableCallsDescriptor.DeletedCallsDescriptor.class, WheelTimerEndpointWebExtension.ErrorDescriptor.class);
 	}
 
 }

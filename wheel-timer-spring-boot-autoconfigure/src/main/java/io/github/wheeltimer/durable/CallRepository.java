@@ -178,6 +178,89 @@ public interface CallRepository {
 	 */
 	Requeued requeueFailed(@Nullable String methodId, Instant due);
 
+	/** @return the call with that id, in any state, or {@code null} */
+	@Nullable StoredCall find(UUID id);
+
+	/** @return the waiting (pending or claimed) call of that method and key, or {@code null} */
+	@Nullable StoredCall findWaiting(String methodId, String key);
+
+	/**
+	 * Reads a page of calls: waiting and running ones by due time, failed ones newest first.
+	 * @param offset how many matching calls to skip
+	 * @param limit how many to read at most
+	 */
+	List<StoredCall> list(Filter filter, int offset, int limit);
+
+	/** @return how many calls {@link #list} could read */
+	long count(Filter filter);
+
+	/**
+	 * Which calls to read; a {@code null} component matches every call.
+	 *
+	 * @param methodId only this method's
+	 * @param key only those made with this key: the waiting call that holds it, and running or
+	 * failed ones made with it; needs {@code methodId}
+	 * @param state only those in this state
+	 */
+	record Filter(@Nullable String methodId, @Nullable String key, @Nullable CallState state) {
+	}
+
+	/** @return the calls per method id and state */
+	List<MethodCount> countByMethod();
+
+	/**
+	 * Calls of one method in one state, for operators.
+	 *
+	 * @param methodId the method's durable id
+	 * @param state the state
+	 * @param count how many
+	 */
+	record MethodCount(String methodId, CallState state, long count) {
+	}
+
+	/**
+	 * Moves a waiting call to a new due time, under a new id, in the caller's transaction if it has
+	 * one: an instance whose wheel holds the old id finds it gone at its gate, as after a replace.
+	 * Its key, arguments and trace stay.
+	 * @param owner the instance that holds it from now on (claimed), or {@code null} to leave it
+	 * pending for any instance
+	 * @return whether the call was waiting, and is moved
+	 */
+	boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner);
+
+	/**
+	 * Puts one failed call back to waiting, due at {@code due}, as if new, in the caller's
+	 * transaction if it has one; it gets its key back, unless a waiting call holds it now.
+	 * @param owner the instance that holds it from now on (claimed), or {@code null} to leave it
+	 * pending for any instance
+	 * @return what happened
+	 */
+	Requeue requeue(UUID id, Instant due, @Nullable UUID owner);
+
+	/** What a re-queue of one failed call did. */
+	enum Requeue {
+
+		/** It waits again. */
+		REQUEUED,
+
+		/** It stays failed: a waiting call of its method holds its key. */
+		KEY_HELD,
+
+		/** It was not failed (or not there). */
+		NOT_FAILED
+
+	}
+
+	/** @return whether the call was failed, and is now gone */
+	boolean deleteFailed(UUID id);
+
+	/**
+	 * Deletes the waiting and failed calls of one method id, in the caller's transaction if it has
+	 * one; running ones stay.
+	 * @return how many
+	 */
+	int deleteCallsOf(String methodId);
+
 	/**
 	 * Whether the current thread runs in a Spring transaction, with synchronization active, that
 	 * this repository's statements join: what decides whether a change in memory waits for its

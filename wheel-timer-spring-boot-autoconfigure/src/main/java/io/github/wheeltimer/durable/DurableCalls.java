@@ -136,6 +136,102 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		return this.client.cancel(methodId, key);
 	}
 
+	/** @see DelayedCalls#find(String, Object) */
+	@Nullable StoredCall find(String methodId, Object key) {
+		return this.client.find(methodId, key);
+	}
+
+	/**
+	 * Reads one call, in any state.
+	 * @param id the call's id
+	 * @return the call, or {@code null} if there is none: it ran, it was cancelled, or it never
+	 * existed
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public @Nullable StoredCall find(UUID id) {
+		return this.calls.find(id);
+	}
+
+	/**
+	 * Reads a page of calls.
+	 * @param filter which calls
+	 * @param page the page, from 0
+	 * @param size the most calls on a page, 1 to {@value #MAX_PAGE}
+	 * @return the page
+	 * @throws IllegalArgumentException if the page or its size is out of range, or a key is given
+	 * without a method id
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public CallPage list(CallRepository.Filter filter, int page, int size) {
+		if (page < 0) {
+			throw new IllegalArgumentException("page must be 0 or more, was " + page);
+		}
+		if (size < 1 || size > MAX_PAGE) {
+			throw new IllegalArgumentException("size must be between 1 and " + MAX_PAGE + ", was " + size);
+		}
+		if (filter.key() != null && filter.methodId() == null) {
+			throw new IllegalArgumentException("A key names calls of one method: give the method id too");
+		}
+		long offset = (long) page * size;
+		if (offset > Integer.MAX_VALUE) {
+			throw new IllegalArgumentException("page " + page + " of " + size + " calls is beyond the last call");
+		}
+		long total = this.calls.count(filter);
+		List<StoredCall> calls = (offset < total) ? this.calls.list(filter, (int) offset, size) : List.of();
+		return new CallPage(calls, page, size, total);
+	}
+
+	/** The most calls a page of {@link #list} holds. */
+	public static final int MAX_PAGE = 1000;
+
+	/**
+	 * Moves a waiting call to a new due time (it gets a new id), or puts a failed call back to wait
+	 * for it (as if new: no attempts, no error, its key back). Joins the caller's transaction on the
+	 * database, if there is one.
+	 * @param id the call's id
+	 * @param due when it runs, by the application's clock; a time past runs it now
+	 * @return the call as it is now, or {@code null} if it is neither waiting nor failed: it
+	 * started, ran, or is gone
+	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public @Nullable StoredCall reschedule(UUID id, Instant due) {
+		StoredCall call = this.calls.find(id);
+		return (call != null) ? this.client.reschedule(call, due) : null;
+	}
+
+	/** @see DelayedCalls#reschedule(String, Object, Instant) */
+	@Nullable StoredCall reschedule(String methodId, Object key, Instant due) {
+		StoredCall call = this.client.find(methodId, key);
+		return (call != null) ? this.client.reschedule(call, due) : null;
+	}
+
+	/**
+	 * Cancels a waiting call, or deletes a failed one. Joins the caller's transaction on the
+	 * database, if there is one.
+	 * @param id the call's id
+	 * @return the call as it was, or {@code null} if it was neither waiting nor failed: it started,
+	 * ran, or is gone
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public @Nullable StoredCall cancel(UUID id) {
+		StoredCall call = this.calls.find(id);
+		return (call != null && this.client.cancel(call)) ? call : null;
+	}
+
+	/**
+	 * Deletes the waiting and failed calls of a method that neither this instance nor any live
+	 * instance knows (a method renamed or removed): they would wait for ever. Joins the caller's
+	 * transaction on the database, if there is one.
+	 * @param methodId the method's durable id
+	 * @return how many calls were deleted
+	 * @throws IllegalStateException if this instance or a live one knows the method
+	 * @throws DataAccessException if the database cannot be reached
+	 */
+	public int deleteCallsOf(String methodId) {
+		return this.client.deleteCallsOf(methodId, this.reports.instances());
+	}
+
 	@Override
 	public void start() {
 		if (this.stopped || this.running) {
@@ -410,13 +506,14 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * The database's view of the durable calls.
 	 *
 	 * @param states the calls per state
+	 * @param byMethod the calls per method id and state
 	 * @param instances the instances sharing the database
 	 * @param failed the newest failed calls
 	 * @param unknownMethods pending calls per method id that no live instance knows: they wait for
 	 * one that does
 	 */
-	public record Report(List<CallCount> states, List<InstanceStatus> instances, List<FailedCall> failed,
-			List<CallCount> unknownMethods) {
+	public record Report(List<CallCount> states, List<CallRepository.MethodCount> byMethod,
+			List<InstanceStatus> instances, List<FailedCall> failed, List<CallCount> unknownMethods) {
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
@@ -105,7 +106,12 @@ final class DurableClient {
 			}
 			return result;
 		}
-		DurableCall call = new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner);
+		holdAfterCommit(new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner));
+		return result;
+	}
+
+	/** Holds a call claimed for this instance once the caller's transaction commits, or now if there is none. */
+	private void holdAfterCommit(DurableCall call) {
 		if (this.calls.inTransaction()) {
 			afterCompletion((status) -> {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
@@ -113,15 +119,145 @@ final class DurableClient {
 				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
 					this.runner.hold(call);
 				}
-				else if (result != null) {
-					result.rolledBack();
+				else if (call.result() != null) {
+					call.result().rolledBack();
 				}
 			});
 		}
 		else {
 			this.runner.hold(call);
 		}
-		return result;
+	}
+
+	/**
+	 * Finds the waiting call of a method by key.
+	 * @return the call, or {@code null} if none waits with that key
+	 */
+	@Nullable StoredCall find(String methodId, Object key) {
+		this.methods.require(methodId);
+		String text = key.toString();
+		return DurableMethod.storable(text) ? this.calls.findWaiting(methodId, text) : null;
+	}
+
+	/**
+	 * Moves a waiting call to a new due time, or puts a failed one back to wait for it, in the
+	 * caller's transaction if it has one. A call due within the horizon is claimed by this
+	 * instance, as a new call is, if it knows the method: run now, it fires on the next tick.
+	 * @return the call as it is now; {@code null} if it is neither waiting nor failed (it started,
+	 * or is gone)
+	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
+	 */
+	@Nullable StoredCall reschedule(StoredCall call, Instant due) {
+		Instant now = this.clock.now();
+		try {
+			Duration.between(now, due).toNanos();
+		}
+		catch (ArithmeticException tooFar) {
+			throw new IllegalArgumentException("A durable call cannot be due at " + due + ": at most about 292 years"
+					+ " from now (" + now + ")", tooFar);
+		}
+		Instant at = DurableClock.wholeMicros(due);
+		DurableMethod method = this.methods.find(call.methodId());
+		boolean near = method != null && this.running.getAsBoolean() && !at.isAfter(now.plus(this.horizon));
+		UUID owner = near ? this.instance : null;
+		UUID id;
+		if (call.state() == CallState.FAILED) {
+			CallRepository.Requeue requeued = this.calls.requeue(call.id(), at, owner);
+			if (requeued == CallRepository.Requeue.KEY_HELD) {
+				StoredCall holder = this.calls.findWaiting(call.methodId(), String.valueOf(call.key()));
+				throw new IllegalStateException("The failed call " + call.id() + " of " + call.methodId()
+						+ " cannot wait again: a waiting call" + ((holder != null) ? " (" + holder.id() + ")" : "")
+						+ " holds its key '" + call.key() + "'; cancel that call first");
+			}
+			if (requeued == CallRepository.Requeue.NOT_FAILED) {
+				return null;
+			}
+			id = call.id();
+			logger.info("Failed durable call " + id + " of " + call.methodId() + keyText(call.key())
+					+ " re-queued, due at " + at);
+		}
+		else {
+			id = UUID.randomUUID();
+			if (!call.state().waiting() || !this.calls.move(call.id(), id, at, owner)) {
+				return null;
+			}
+			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.
+			String key = call.key();
+			afterCommit(() -> {
+				if (key != null) {
+					this.held.drop(call.methodId(), key, call.id());
+				}
+				else {
+					this.held.drop(call.id());
+				}
+			});
+		}
+		if (near) {
+			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at,
+					(call.state() == CallState.FAILED) ? 0 : call.attempts(), call.traceParent(), null, this.runner));
+		}
+		return this.calls.find(id);
+	}
+
+	/**
+	 * Cancels a waiting call, or deletes a failed one, by id, in the caller's transaction if it has
+	 * one.
+	 * @return whether there was such a call
+	 */
+	boolean cancel(StoredCall call) {
+		if (call.state() == CallState.FAILED) {
+			return this.calls.deleteFailed(call.id());
+		}
+		if (!call.state().waiting()) {
+			return false;
+		}
+		DurableMethod method = this.methods.find(call.methodId());
+		boolean cancelled = this.calls.cancel(call.id());
+		if (cancelled) {
+			String key = call.key();
+			afterCommit(() -> {
+				this.counters.cancelled.increment();
+				if (method != null) {
+					observeCancel(method);
+				}
+				if (key != null) {
+					this.held.drop(call.methodId(), key, call.id());
+				}
+				else {
+					this.held.drop(call.id());
+				}
+			});
+		}
+		return cancelled;
+	}
+
+	/**
+	 * Deletes the waiting and failed calls of a method that neither this instance nor a live one
+	 * knows.
+	 * @return how many
+	 * @throws IllegalStateException if one knows it
+	 */
+	int deleteCallsOf(String methodId, List<InstanceStatus> instances) {
+		if (this.methods.find(methodId) != null) {
+			throw new IllegalStateException("This instance knows the durable method '" + methodId
+					+ "': cancel its calls one by one instead");
+		}
+		for (InstanceStatus instance : instances) {
+			if (instance.alive() && instance.methods().contains(methodId)) {
+				throw new IllegalStateException("The live instance '" + instance.name() + "' (" + instance.id()
+						+ ") knows the durable method '" + methodId + "': cancel its calls one by one instead");
+			}
+		}
+		int deleted = this.calls.deleteCallsOf(methodId);
+		if (deleted > 0) {
+			logger.info(deleted + ((deleted == 1) ? " durable call" : " durable calls") + " of '" + methodId
+					+ "', a method no live instance knows, deleted");
+		}
+		return deleted;
+	}
+
+	private static String keyText(@Nullable String key) {
+		return (key != null) ? " [key " + key + "]" : "";
 	}
 
 	/**

@@ -121,6 +121,11 @@ final class DurableMethods {
 		return durable;
 	}
 
+	/** @return the method of that id, or {@code null} if this instance does not know it */
+	@Nullable DurableMethod find(String id) {
+		return this.byId.get(id);
+	}
+
 	/** @throws IllegalArgumentException naming the known ids, if none has this one */
 	DurableMethod require(String id) {
 		DurableMethod method = this.byId.get(id);

@@ -30,8 +30,8 @@ final class DurableReports {
 
 	DurableCalls.Report report(int failedLimit) {
 		List<InstanceStatus> instances = this.instances.instances(this.lease);
-		return new DurableCalls.Report(this.calls.countByState(), instances, this.calls.failed(null, failedLimit),
-				pendingOfUnknownMethods(instances));
+		return new DurableCalls.Report(this.calls.countByState(), this.calls.countByMethod(), instances,
+				this.calls.failed(null, failedLimit), pendingOfUnknownMethods(instances));
 	}
 
 	List<FailedCall> failed(@Nullable String methodId, int limit) {

@@ -95,7 +95,9 @@ class DurableCallsEndpointWebTests {
 			.isNotFound()
 			.expectBody()
 			.jsonPath("$.message")
-			.isEqualTo("Nothing at 'durable/pending'; failed durable calls are listed and re-queued at 'durable/failed'");
+			.isEqualTo("Nothing at 'durable/pending'; durable calls are listed at 'durable/calls' and"
+					+ " 'durable/failed', one call is at 'durable/calls/{id}', and the calls of a method no instance"
+					+ " knows at 'durable/methods/{methodId}'");
 	}
 
 	private DocumentContext get() {

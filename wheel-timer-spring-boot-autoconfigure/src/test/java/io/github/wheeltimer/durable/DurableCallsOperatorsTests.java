@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -145,7 +146,7 @@ class DurableCallsOperatorsTests {
 		assertThat(endpoint.timers().durable().databaseError()).startsWith("The database cannot be reached: ");
 		// Known unreachable: answered at once, not after the pool's connection timeout.
 		assertThatExceptionOfType(DurableCallsUnavailableException.class)
-			.isThrownBy(() -> endpoint.failed("durable", "failed", null))
+			.isThrownBy(() -> endpoint.durable("durable", "failed", null, null, null, null, null, SecurityContext.NONE))
 			.withMessageStartingWith("The database cannot be reached: ");
 	}
 

@@ -479,6 +479,138 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
+	public @Nullable StoredCall find(UUID id) {
+		this.statements.sent("find");
+		synchronized (this.db) {
+			Row row = this.rows.get(id);
+			return (row != null) ? stored(row) : null;
+		}
+	}
+
+	@Override
+	public @Nullable StoredCall findWaiting(String methodId, String key) {
+		this.statements.sent("findWaiting");
+		synchronized (this.db) {
+			Row row = find((held) -> held.methodId.equals(methodId) && key.equals(held.callKey));
+			return (row != null) ? stored(row) : null;
+		}
+	}
+
+	@Override
+	public List<StoredCall> list(Filter filter, int offset, int limit) {
+		this.statements.sent("list");
+		synchronized (this.db) {
+			Comparator<Row> order = (filter.state() == CallState.FAILED)
+					? Comparator.comparing((Row row) -> row.finishedAt, Comparator.nullsLast(Comparator.reverseOrder()))
+					: Comparator.comparing((Row row) -> row.due);
+			return matching(filter).stream()
+				.sorted(order.thenComparing((row) -> row.id))
+				.skip(offset)
+				.limit(limit)
+				.map(this::stored)
+				.toList();
+		}
+	}
+
+	@Override
+	public long count(Filter filter) {
+		this.statements.sent("count");
+		synchronized (this.db) {
+			return matching(filter).size();
+		}
+	}
+
+	private List<Row> matching(Filter filter) {
+		return this.rows.values()
+			.stream()
+			.filter((row) -> filter.methodId() == null || filter.methodId().equals(row.methodId))
+			.filter((row) -> filter.key() == null || filter.key().equals(row.callKey)
+					|| filter.key().equals(row.startedKey))
+			.filter((row) -> filter.state() == null || filter.state().name().equals(row.state))
+			.toList();
+	}
+
+	private StoredCall stored(Row row) {
+		return new StoredCall(row.id, row.methodId, (row.callKey != null) ? row.callKey : row.startedKey,
+				CallState.valueOf(row.state), row.due, row.attempts, row.owner, null, row.traceParent, null,
+				row.finishedAt, row.lastError, row.arguments);
+	}
+
+	@Override
+	public List<MethodCount> countByMethod() {
+		this.statements.sent("countByMethod");
+		synchronized (this.db) {
+			Map<String, Map<String, Long>> counts = new TreeMap<>();
+			this.rows.values()
+				.forEach((row) -> counts.computeIfAbsent(row.methodId, (id) -> new TreeMap<>())
+					.merge(row.state, 1L, Long::sum));
+			List<MethodCount> all = new ArrayList<>();
+			counts.forEach((method, states) -> states
+				.forEach((state, count) -> all.add(new MethodCount(method, CallState.valueOf(state), count))));
+			return all;
+		}
+	}
+
+	@Override
+	public boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
+		this.statements.sent("move");
+		synchronized (this.db) {
+			Row row = this.rows.get(id);
+			if (row == null || !row.in(PENDING, CLAIMED)) {
+				return false;
+			}
+			Row moved = new Row(newId, row.methodId, row.callKey, row.arguments, due, (owner != null) ? CLAIMED : PENDING,
+					owner, row.traceParent);
+			moved.attempts = row.attempts;
+			this.rows.remove(id);
+			this.rows.put(newId, moved);
+			return true;
+		}
+	}
+
+	@Override
+	public Requeue requeue(UUID id, Instant due, @Nullable UUID owner) {
+		this.statements.sent("requeue");
+		synchronized (this.db) {
+			Row row = this.rows.get(id);
+			if (row == null || !row.in(FAILED)) {
+				return Requeue.NOT_FAILED;
+			}
+			String key = row.startedKey;
+			if (key != null && find((held) -> held.methodId.equals(row.methodId) && key.equals(held.callKey)) != null) {
+				return Requeue.KEY_HELD;
+			}
+			requeue(row, due);
+			row.callKey = key;
+			row.startedKey = null;
+			if (owner != null) {
+				row.state = CLAIMED;
+				row.owner = owner;
+			}
+			return Requeue.REQUEUED;
+		}
+	}
+
+	@Override
+	public boolean deleteFailed(UUID id) {
+		this.statements.sent("deleteFailed");
+		synchronized (this.db) {
+			Row row = this.rows.get(id);
+			return row != null && row.in(FAILED) && this.rows.remove(id) != null;
+		}
+	}
+
+	@Override
+	public int deleteCallsOf(String methodId) {
+		this.statements.sent("deleteCallsOf");
+		synchronized (this.db) {
+			int count = this.rows.size();
+			this.rows.values().removeIf((row) -> row.methodId.equals(methodId) && row.in(PENDING, CLAIMED, FAILED));
+			return count - this.rows.size();
+		}
+	}
+
+	@Override
 	public boolean inTransaction() {
 		return false;
 	}

@@ -96,6 +96,16 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Limits a query to one page of its rows, the page's size then the rows to skip bound as its
+	 * last two parameters.
+	 * @param query a query that ends with its {@code ORDER BY}
+	 * @return the paged query
+	 */
+	public String page(String query) {
+		return query + " LIMIT ? OFFSET ?";
+	}
+
+	/**
 	 * Locks the rows a query reads, skipping those another transaction holds, so that claims and
 	 * take-overs never wait for each other nor for a caller's open transaction.
 	 * @param query the query, limited already if it is

@@ -20,9 +20,11 @@ import javax.sql.DataSource;
 
 import io.github.wheeltimer.durable.CallCount;
 import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.ClaimedCall;
 import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.Requeued;
+import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.StoredText;
 import org.jspecify.annotations.Nullable;
 
@@ -522,6 +524,146 @@ public final class JdbcCallRepository implements CallRepository {
 			}
 		}
 		return new Requeued(requeued, keyHeld);
+	}
+
+	@Override
+	public @Nullable StoredCall find(UUID id) {
+		List<StoredCall> found = this.jdbc.query(storedCalls("c.id = ?"), this::stored, this.dialect.id(id));
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	@Override
+	public @Nullable StoredCall findWaiting(String methodId, String key) {
+		// The key index finds it: a key names waiting calls only.
+		List<StoredCall> found = this.jdbc.query(storedCalls("c.method_id = ? AND c.call_key = ?"), this::stored,
+				methodId, key);
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	/**
+	 * Pages by offset: an operator reads the first pages of a state or a method, and each is one
+	 * statement. The order ends with the id, so that calls due at one instant keep their places
+	 * from page to page.
+	 */
+	@Override
+	public List<StoredCall> list(Filter filter, int offset, int limit) {
+		List<Object> arguments = new ArrayList<>();
+		String where = where(filter, arguments);
+		String order = (filter.state() == CallState.FAILED) ? " ORDER BY c.finished_at DESC, c.id"
+				: " ORDER BY c.due_at, c.id";
+		arguments.add(limit);
+		arguments.add(offset);
+		return this.jdbc.query(this.dialect.page(storedCalls(where) + order), this::stored, arguments.toArray());
+	}
+
+	@Override
+	public long count(Filter filter) {
+		List<Object> arguments = new ArrayList<>();
+		String where = where(filter, arguments);
+		Long count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.calls + " c WHERE " + where, Long.class,
+				arguments.toArray());
+		return (count != null) ? count : 0;
+	}
+
+	/**
+	 * A key names the waiting call that holds it now, and running or failed calls made with it:
+	 * those keep it aside until a re-queue gives it back.
+	 */
+	private String where(Filter filter, List<Object> arguments) {
+		List<String> conditions = new ArrayList<>();
+		if (filter.methodId() != null) {
+			conditions.add("c.method_id = ?");
+			arguments.add(filter.methodId());
+		}
+		if (filter.key() != null) {
+			conditions.add("(c.call_key = ? OR c.started_key = ?)");
+			arguments.add(filter.key());
+			arguments.add(filter.key());
+		}
+		if (filter.state() != null) {
+			conditions.add("c.state = ?");
+			arguments.add(filter.state().name());
+		}
+		return conditions.isEmpty() ? "1 = 1" : String.join(" AND ", conditions);
+	}
+
+	/** The calls a condition on the table {@code c} picks, with their owner's name, as {@link #stored} reads them. */
+	private String storedCalls(String where) {
+		return "SELECT c.id, c.method_id, COALESCE(c.call_key, c.started_key), c.state, c.due_at, c.attempts,"
+				+ " c.owner_id, i.name, c.trace_parent, c.created_at, c.finished_at, c.last_error, c.arguments FROM "
+				+ this.calls + " c LEFT JOIN " + this.tables.instances() + " i ON i.id = c.owner_id WHERE " + where;
+	}
+
+	private StoredCall stored(ResultSet rs, int rowNumber) throws SQLException {
+		Instant due = this.dialect.instant(rs, 5);
+		return new StoredCall(id(rs, 1), rs.getString(2), rs.getString(3), CallState.valueOf(rs.getString(4)),
+				(due != null) ? due : Instant.EPOCH, rs.getInt(6), this.dialect.id(rs, 7), rs.getString(8),
+				rs.getString(9), this.dialect.instant(rs, 10), this.dialect.instant(rs, 11), rs.getString(12),
+				rs.getString(13));
+	}
+
+	@Override
+	public List<MethodCount> countByMethod() {
+		return this.jdbc.query("SELECT method_id, state, COUNT(*) FROM " + this.calls
+				+ " GROUP BY method_id, state ORDER BY method_id, state",
+				(rs, n) -> new MethodCount(rs.getString(1), CallState.valueOf(rs.getString(2)), rs.getLong(3)));
+	}
+
+	/**
+	 * A new id, as a replace gives one: an instance whose wheel holds the call at its old time
+	 * finds the old id gone at its gate, even if it claims the row again meanwhile. The row is
+	 * locked by the update until the caller's transaction ends: a gate skips it meanwhile.
+	 */
+	@Override
+	public boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
+		return update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ? AND state IN ('"
+				+ PENDING + "', '" + CLAIMED + "')", this.dialect.id(newId), this.dialect.instant(due),
+				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null,
+				this.dialect.id(id)) == 1;
+	}
+
+	@Override
+	public Requeue requeue(UUID id, Instant due, @Nullable UUID owner) {
+		StoredCall call = find(id);
+		if (call == null || call.state() != CallState.FAILED) {
+			return Requeue.NOT_FAILED;
+		}
+		String requeue = "UPDATE " + this.calls + " SET state = ?, owner_id = ?, due_at = ?, attempts = 0,"
+				+ " finished_at = NULL, last_error = NULL, call_key = started_key, started_key = NULL WHERE id = ? AND state = '"
+				+ FAILED + "'";
+		List<Object> arguments = new ArrayList<>(List.of((owner != null) ? CLAIMED : PENDING));
+		arguments.add((owner != null) ? this.dialect.id(owner) : null);
+		arguments.add(this.dialect.instant(due));
+		arguments.add(this.dialect.id(id));
+		if (call.key() != null) {
+			requeue += " AND " + this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
+			arguments.add(call.methodId());
+			arguments.add(call.key());
+		}
+		try {
+			if (update(requeue, arguments.toArray()) == 1) {
+				return Requeue.REQUEUED;
+			}
+		}
+		catch (DuplicateKeyException raced) {
+			// A caller took the key between the check and the update.
+			return Requeue.KEY_HELD;
+		}
+		StoredCall now = find(id);
+		return (now != null && now.state() == CallState.FAILED && call.key() != null) ? Requeue.KEY_HELD
+				: Requeue.NOT_FAILED;
+	}
+
+	@Override
+	public boolean deleteFailed(UUID id) {
+		return update("DELETE FROM " + this.calls + " WHERE id = ? AND state = '" + FAILED + "'",
+				this.dialect.id(id)) == 1;
+	}
+
+	@Override
+	public int deleteCallsOf(String methodId) {
+		return update("DELETE FROM " + this.calls + " WHERE method_id = ? AND state IN ('" + PENDING + "', '" + CLAIMED
+				+ "', '" + FAILED + "')", methodId);
 	}
 
 	@Override

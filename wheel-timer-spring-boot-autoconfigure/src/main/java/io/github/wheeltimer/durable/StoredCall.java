@@ -1,0 +1,33 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A durable call as its row holds it, read through {@link DelayedCalls}: what an application shows
+ * its users ("this order cancels itself at 18:25") and what an operator needs to decide what to do
+ * with a call.
+ *
+ * @param id the call's id; a rescheduled call gets a new one
+ * @param methodId the method's durable id
+ * @param key the key the call was made with, or {@code null}; a waiting call holds it, a running or
+ * failed one keeps showing it (a re-queue gives it back)
+ * @param state where the call is
+ * @param due when it is due, by the application's clock
+ * @param attempts how many times it started: 0 while waiting, unless its instance died while it ran
+ * @param owner the instance that holds it (claimed or running), or {@code null}
+ * @param ownerName that instance's {@code wheel-timer.durable.instance-name}, or {@code null} when no
+ * live instance holds it
+ * @param traceParent the caller's span as a W3C {@code traceparent}, or {@code null}
+ * @param created when it was written, by the database's clock
+ * @param failedAt when it failed, by the database's clock, or {@code null}
+ * @param error why it failed, or {@code null}
+ * @param arguments its arguments, as the JSON array they are stored as
+ */
+public record StoredCall(UUID id, String methodId, @Nullable String key, CallState state, Instant due, int attempts,
+		@Nullable UUID owner, @Nullable String ownerName, @Nullable String traceParent, @Nullable Instant created,
+		@Nullable Instant failedAt, @Nullable String error, String arguments) {
+
+}
