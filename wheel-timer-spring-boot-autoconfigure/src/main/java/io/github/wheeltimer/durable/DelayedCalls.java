@@ -99,7 +99,7 @@ public final class DelayedCalls {
 	 * @param key the key
 	 * @param due when it runs, by the application's clock (see {@link #now()}); a time past runs it
 	 * now
-	 * @return the call as it is now, or empty if none waits with that key
+	 * @return the call as this change left it, or empty if none waits with that key
 	 * @throws IllegalArgumentException if no durable method of this application has that id, or
 	 * {@code due} is more than about 292 years away
 	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
@@ -117,7 +117,7 @@ public final class DelayedCalls {
 	 * @param methodId the method's durable id
 	 * @param key the key
 	 * @param delay how long from now
-	 * @return the call as it is now, or empty if none waits with that key
+	 * @return the call as this change left it, or empty if none waits with that key
 	 * @throws IllegalArgumentException if no durable method of this application has that id, or
 	 * the delay is negative
 	 * @see #reschedule(String, Object, Instant)
@@ -136,7 +136,7 @@ public final class DelayedCalls {
 	 * (no attempts, no error, its key back).
 	 * @param id the call's id
 	 * @param due when it runs, by the application's clock; a time past runs it now
-	 * @return the call as it is now, or empty if it is neither waiting nor failed
+	 * @return the call as this change left it, or empty if it is neither waiting nor failed
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key:
 	 * cancel that one first
 	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
@@ -153,7 +153,7 @@ public final class DelayedCalls {
 	 * does not run.
 	 * @param methodId the method's durable id
 	 * @param key the key
-	 * @return the call as it is now, or empty if none waits with that key
+	 * @return the call as this change left it, or empty if none waits with that key
 	 * @throws IllegalArgumentException if no durable method of this application has that id
 	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
@@ -164,7 +164,7 @@ public final class DelayedCalls {
 	/**
 	 * Runs a waiting call now, or a failed one again now, by its id.
 	 * @param id the call's id
-	 * @return the call as it is now, or empty if it is neither waiting nor failed
+	 * @return the call as this change left it, or empty if it is neither waiting nor failed
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
 	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 * @see #reschedule(UUID, Instant)

@@ -190,20 +190,30 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * database, if there is one.
 	 * @param id the call's id
 	 * @param due when it runs, by the application's clock; a time past runs it now
-	 * @return the call as it is now, or {@code null} if it is neither waiting nor failed: it
-	 * started, ran, or is gone
+	 * @return the call as this change left it (held here and due now, it may be running by the time
+	 * it is read), or {@code null} if it is neither waiting nor failed: it started, ran, or is gone
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
 	 * @throws DataAccessException if the database cannot be reached
 	 */
 	public @Nullable StoredCall reschedule(UUID id, Instant due) {
 		StoredCall call = this.calls.find(id);
-		return (call != null) ? this.client.reschedule(call, due) : null;
+		return (call != null) ? named(this.client.reschedule(call, due)) : null;
 	}
 
 	/** @see DelayedCalls#reschedule(String, Object, Instant) */
 	@Nullable StoredCall reschedule(String methodId, Object key, Instant due) {
 		StoredCall call = this.client.find(methodId, key);
-		return (call != null) ? this.client.reschedule(call, due) : null;
+		return (call != null) ? named(this.client.reschedule(call, due)) : null;
+	}
+
+	/** @return the call, with this instance's name if it holds it */
+	private @Nullable StoredCall named(@Nullable StoredCall call) {
+		if (call == null || !this.instance.equals(call.owner())) {
+			return call;
+		}
+		return new StoredCall(call.id(), call.methodId(), call.key(), call.state(), call.due(), call.attempts(),
+				call.owner(), this.settings.instanceName(), call.traceParent(), call.created(), call.failedAt(),
+				call.error(), call.arguments());
 	}
 
 	/**

@@ -143,8 +143,8 @@ final class DurableClient {
 	 * Moves a waiting call to a new due time, or puts a failed one back to wait for it, in the
 	 * caller's transaction if it has one. A call due within the horizon is claimed by this
 	 * instance, as a new call is, if it knows the method: run now, it fires on the next tick.
-	 * @return the call as it is now; {@code null} if it is neither waiting nor failed (it started,
-	 * or is gone)
+	 * @return the call as this change left it (its owner's name left out); {@code null} if it is
+	 * neither waiting nor failed (it started, or is gone)
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
 	 */
 	@Nullable StoredCall reschedule(StoredCall call, Instant due) {
@@ -192,11 +192,14 @@ final class DurableClient {
 				}
 			});
 		}
+		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
 		if (near) {
-			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at,
-					(call.state() == CallState.FAILED) ? 0 : call.attempts(), call.traceParent(), null, this.runner));
+			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at, attempts, call.traceParent(),
+					null, this.runner));
 		}
-		return this.calls.find(id);
+		// As the change left it, not as read back: held here and due now, it may be running already.
+		return new StoredCall(id, call.methodId(), call.key(), near ? CallState.CLAIMED : CallState.PENDING, at,
+				attempts, owner, null, call.traceParent(), call.created(), null, null, call.arguments());
 	}
 
 	/**

@@ -37,6 +37,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -712,6 +713,166 @@ abstract class DurableCallsContractTests {
 		finally {
 			starting.shutdownNow();
 		}
+	}
+
+	@Test
+	void aCallFoundByKeySaysWhenItRunsWhereItWaitsAndWithWhat() {
+		ConfigurableApplicationContext app = start(newDatabase(), "wheel-timer.durable.instance-name=shop-1");
+		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		Instant before = delayedCalls.now();
+		app.getBean(Orders.class).remind(new Order("o-1", 250));
+		app.getBean(Orders.class).cancelIfUnpaid("o-2", before);
+
+		StoredCall far = delayedCalls.find("orders.remind", "o-1").orElseThrow();
+		assertThat(far.state()).isEqualTo(CallState.PENDING);
+		assertThat(far.due()).isBetween(before.plus(Duration.ofMinutes(30)).minusMillis(1),
+				delayedCalls.now().plus(Duration.ofMinutes(30)));
+		assertThat(far.attempts()).isZero();
+		assertThat(far.owner()).isNull();
+		assertThat(far.arguments()).isEqualTo("[{\"id\":\"o-1\",\"cents\":250}]");
+		assertThat(delayedCalls.find(far.id())).contains(far);
+
+		StoredCall near = delayedCalls.find("Orders.cancelIfUnpaid", "o-2").orElseThrow();
+		assertThat(near.state()).isEqualTo(CallState.CLAIMED);
+		assertThat(near.owner()).isEqualTo(app.getBean(DurableCalls.class).instance());
+		assertThat(near.ownerName()).isEqualTo("shop-1");
+
+		assertThat(delayedCalls.find("orders.remind", "o-404")).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.find("orders.lost", "o-1"))
+			.withMessageContaining("orders.lost")
+			.withMessageContaining("orders.remind");
+		awaitRuns(app, 1);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> delayedCalls.find("Orders.cancelIfUnpaid", "o-2").isEmpty());
+	}
+
+	@Test
+	void aRescheduledCallRunsOnceAtItsNewTimeNeverAtItsOldOneWhicheverInstanceHeldIt() {
+		String url = newDatabase();
+		ConfigurableApplicationContext a = start(url);
+		ConfigurableApplicationContext b = start(url);
+		DelayedCalls fromB = b.getBean(DelayedCalls.class);
+		// Due in 400 ms on a's wheel; b moves it 2 s later.
+		a.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+		UUID old = fromB.find("Orders.cancelIfUnpaid", "o-1").orElseThrow().id();
+		Instant movedAt = Instant.now();
+		StoredCall moved = fromB.reschedule("Orders.cancelIfUnpaid", "o-1", Duration.ofSeconds(2)).orElseThrow();
+		assertThat(moved.id()).isNotEqualTo(old);
+		assertThat(moved.key()).isEqualTo("o-1");
+		assertThat(moved.state().waiting()).isTrue();
+		assertThat(fromB.find(old)).isEmpty();
+		// Due in 30 minutes in the database; a runs it now.
+		a.getBean(Orders.class).remind(new Order("o-2", 1));
+		Instant ranNow = Instant.now();
+		assertThat(a.getBean(DelayedCalls.class).runNow("orders.remind", "o-2")).isPresent();
+
+		awaitRuns(a, 2);
+		await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> runs(a).size() == 2);
+		Map<String, Object> cancel = runs(a).stream().filter((run) -> run.get("method").equals("cancel")).findFirst().orElseThrow();
+		assertThat(instant(cancel.get("ran_at"))).isAfterOrEqualTo(movedAt.plusSeconds(2));
+		Map<String, Object> remind = runs(a).stream().filter((run) -> run.get("method").equals("remind")).findFirst().orElseThrow();
+		assertThat(instant(remind.get("ran_at"))).isBefore(ranNow.plusSeconds(5));
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(a) == 0);
+	}
+
+	@Test
+	void aFailedCallRunsAgainOrIsDeletedByIdAndWaitsForAKeyANewerCallHolds() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		Orders orders = app.getBean(Orders.class);
+		orders.remind(new Order("o-1", -1));
+		orders.remind(new Order("o-2", -2));
+		dueNow(app);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> delayedCalls.list("orders.remind", CallState.FAILED, 0, 10).total() == 2);
+		StoredCall failed = delayedCalls.find(delayedCalls.list("orders.remind", CallState.FAILED, 0, 10)
+			.calls()
+			.stream()
+			.filter((call) -> "o-1".equals(call.key()))
+			.findFirst()
+			.orElseThrow()
+			.id()).orElseThrow();
+		assertThat(failed.error()).contains("no reminder for a refund of order o-1");
+		assertThat(failed.attempts()).isEqualTo(1);
+		assertThat(failed.failedAt()).isNotNull();
+
+		// A newer call holds the key: the failed one cannot wait again until that one is gone.
+		orders.remind(new Order("o-1", 5));
+		assertThatIllegalStateException().isThrownBy(() -> delayedCalls.runNow(failed.id()))
+			.withMessageContaining("o-1")
+			.withMessageContaining("cancel that call first");
+		assertThat(delayedCalls.cancel("orders.remind", "o-1")).isTrue();
+		StoredCall again = delayedCalls.runNow(failed.id()).orElseThrow();
+		assertThat(again.state().waiting()).isTrue();
+		assertThat(again.attempts()).isZero();
+		assertThat(again.error()).isNull();
+		assertThat(again.key()).isEqualTo("o-1");
+		// It fails again (its order is still a refund), and stays to be seen.
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> delayedCalls.find(failed.id()).map(StoredCall::state).orElse(null) == CallState.FAILED);
+
+		StoredCall other = delayedCalls.list("orders.remind", CallState.FAILED, 0, 10)
+			.calls()
+			.stream()
+			.filter((call) -> "o-2".equals(call.key()))
+			.findFirst()
+			.orElseThrow();
+		assertThat(delayedCalls.cancel(other.id())).map(StoredCall::id).contains(other.id());
+		assertThat(delayedCalls.find(other.id())).isEmpty();
+		assertThat(delayedCalls.cancel(other.id())).isEmpty();
+	}
+
+	@Test
+	void callsArePagedByMethodAndStateAndChangesJoinTheCallersTransaction() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		for (int i = 1; i <= 5; i++) {
+			app.getBean(Orders.class).remind(new Order("o-" + i, i));
+		}
+		CallPage first = delayedCalls.list("orders.remind", CallState.PENDING, 0, 2);
+		assertThat(first.total()).isEqualTo(5);
+		assertThat(first.calls()).extracting(StoredCall::key).containsExactly("o-1", "o-2");
+		assertThat(first.hasNext()).isTrue();
+		CallPage last = delayedCalls.list("orders.remind", CallState.PENDING, 2, 2);
+		assertThat(last.calls()).extracting(StoredCall::key).containsExactly("o-5");
+		assertThat(last.hasNext()).isFalse();
+		assertThat(delayedCalls.list(null, null, 0, 10).total()).isEqualTo(5);
+		assertThat(delayedCalls.list("orders.remind", CallState.FAILED, 0, 10).calls()).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.list(null, null, 0, 0))
+			.withMessage("size must be between 1 and 1000, was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.list(null, null, -1, 10))
+			.withMessage("page must be 0 or more, was -1");
+
+		Instant due = delayedCalls.find("orders.remind", "o-3").orElseThrow().due();
+		transactions(app).executeWithoutResult((status) -> {
+			assertThat(delayedCalls.reschedule("orders.remind", "o-3", Duration.ofHours(2))).isPresent();
+			assertThat(delayedCalls.cancel("orders.remind", "o-4")).isTrue();
+			status.setRollbackOnly();
+		});
+		assertThat(delayedCalls.find("orders.remind", "o-3")).map(StoredCall::due).contains(due);
+		assertThat(delayedCalls.find("orders.remind", "o-4")).isPresent();
+	}
+
+	@Test
+	void theCallsOfAMethodNoLiveInstanceKnowsAreDeletedAndThoseOfAKnownOneAreNot() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		insertRow(jdbc, "orders.renamed", "[]", "PENDING", null, 0);
+		insertRow(jdbc, "orders.renamed", "[]", "FAILED", null, 1);
+		insertRow(jdbc, "orders.elsewhere", "[]", "PENDING", null, 0);
+		insertInstance(jdbc, UUID.randomUUID(), "shop-2", Instant.now().plusSeconds(60), "orders.elsewhere");
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		assertThat(durable.report(10).byMethod()).contains(
+				new CallRepository.MethodCount("orders.renamed", CallState.FAILED, 1),
+				new CallRepository.MethodCount("orders.renamed", CallState.PENDING, 1));
+
+		assertThat(durable.deleteCallsOf("orders.renamed")).isEqualTo(2);
+		assertThatIllegalStateException().isThrownBy(() -> durable.deleteCallsOf("orders.elsewhere"))
+			.withMessageContaining("shop-2");
+		assertThatIllegalStateException().isThrownBy(() -> durable.deleteCallsOf("orders.remind"))
+			.withMessageContaining("This instance knows");
+		assertThat(jdbc.queryForList("SELECT method_id FROM WHEEL_TIMER_CALL", String.class))
+			.containsExactly("orders.elsewhere");
 	}
 
 	/** Makes every pending call due now, as if its delay had passed. */
