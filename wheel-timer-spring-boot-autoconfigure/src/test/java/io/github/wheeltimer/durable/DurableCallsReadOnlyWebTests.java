@@ -1,6 +1,7 @@
 package io.github.wheeltimer.durable;
 
 import java.time.Duration;
+import java.util.UUID;
 
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -65,6 +67,43 @@ class DurableCallsReadOnlyWebTests {
 			.isEqualTo("Orders.explode")
 			.jsonPath("$.newest[0].error")
 			.isEqualTo("java.lang.IllegalStateException: boom for o-1");
+	}
+
+	@Test
+	void aCallIsReadWithItsArgumentsHiddenButCannotBeChangedAndTheEndpointSaysItIsReadOnly() {
+		this.orders.remind(new DurableApp.Order("o-hidden", 100));
+		String id = this.durable.find("orders.remind", "o-hidden").id().toString();
+		this.client.get()
+			.uri("/actuator/wheeltimer/durable/calls?method=orders.remind&key=o-hidden")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.calls[0].id")
+			.isEqualTo(id)
+			.jsonPath("$.calls[0].arguments")
+			.isEqualTo("******");
+		this.client.get()
+			.uri("/actuator/wheeltimer")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.access")
+			.isEqualTo("READ_ONLY");
+		this.client.post()
+			.uri("/actuator/wheeltimer/durable/calls/" + id)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{\"action\": \"run\"}")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		this.client.delete()
+			.uri("/actuator/wheeltimer/durable/calls/" + id)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
+		assertThat(this.durable.find(UUID.fromString(id))).isNotNull();
 	}
 
 }

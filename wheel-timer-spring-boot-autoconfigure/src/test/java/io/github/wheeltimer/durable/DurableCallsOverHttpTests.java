@@ -1,0 +1,190 @@
+package io.github.wheeltimer.durable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+
+import com.jayway.jsonpath.DocumentContext;
+import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.durable.DurableApp.Order;
+import io.github.wheeltimer.durable.DurableApp.Orders;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.web.servlet.client.RestTestClient;
+import org.springframework.test.web.servlet.client.StatusAssertions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An operator's questions about durable calls, answered over HTTP by the {@code wheeltimer}
+ * endpoint: when does order 42's call run, and with what; move it, run it now, cancel it; see a
+ * failed call's error and arguments and run it again; clear the calls of a method that is gone.
+ * Each subclass runs them on one database.
+ */
+@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
+				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",
+				"wheel-timer.durable.jdbc.initialize-schema=always",
+				"management.endpoints.web.exposure.include=wheeltimer",
+				"management.endpoint.wheeltimer.access=unrestricted",
+				"management.endpoint.wheeltimer.show-arguments=always" })
+@AutoConfigureRestTestClient
+abstract class DurableCallsOverHttpTests {
+
+	private static final String CALLS = "/actuator/wheeltimer/durable/calls";
+
+	@Autowired
+	private RestTestClient client;
+
+	@Autowired
+	private Orders orders;
+
+	@Autowired
+	private DurableCalls durable;
+
+	@Autowired
+	private JdbcTemplate jdbc;
+
+	@Test
+	void aCallFoundByKeyIsRescheduledThenCancelledAndAnotherRunsNow() {
+		String key = "o-" + UUID.randomUUID();
+		this.orders.remind(new Order(key, 4200));
+		DocumentContext found = read(CALLS + "?method=orders.remind&key=" + key);
+		assertThat(found.read("$.total", Integer.class)).isEqualTo(1);
+		assertThat(found.read("$.calls[0].state", String.class)).isEqualTo("PENDING");
+		assertThat(found.read("$.calls[0].key", String.class)).isEqualTo(key);
+		assertThat(found.read("$.calls[0].arguments", String.class)).isEqualTo("[{\"id\":\"" + key + "\",\"cents\":4200}]");
+		Instant due = Instant.parse(found.read("$.calls[0].due", String.class));
+		assertThat(due).isAfter(Instant.now().plus(Duration.ofMinutes(29)));
+		String id = found.read("$.calls[0].id", String.class);
+
+		Instant later = Instant.parse("2099-01-02T03:04:05Z");
+		DocumentContext moved = send(id, "{\"action\": \"reschedule\", \"due\": \"2099-01-02T04:04:05+01:00\"}");
+		assertThat(Instant.parse(moved.read("$.due", String.class))).isEqualTo(later);
+		String movedId = moved.read("$.id", String.class);
+		assertThat(movedId).isNotEqualTo(id);
+		this.client.get().uri(CALLS + "/" + id).exchange().expectStatus().isNotFound().expectBody()
+			.jsonPath("$.message").isEqualTo("No durable call " + id + " waits or failed: it ran, it was cancelled, or"
+					+ " it never existed");
+		assertThat(Instant.parse(read(CALLS + "/" + movedId).read("$.due", String.class))).isEqualTo(later);
+
+		this.client.delete().uri(CALLS + "/" + movedId).exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.key").isEqualTo(key);
+		assertThat(read(CALLS + "?method=orders.remind&key=" + key).read("$.total", Integer.class)).isZero();
+
+		String soon = "o-" + UUID.randomUUID();
+		this.orders.remind(new Order(soon, 1));
+		String soonId = read(CALLS + "?method=orders.remind&key=" + soon).read("$.calls[0].id", String.class);
+		assertThat(send(soonId, "{\"action\": \"run\"}").read("$.state", String.class)).isEqualTo("CLAIMED");
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.jdbc.queryForList("SELECT call_id FROM test_run WHERE call_id = ?", String.class, soon)
+				.size() == 1);
+	}
+
+	@Test
+	void aFailedCallShowsItsErrorAndArgumentsAndRunsAgainFromItsPage() {
+		String key = "o-" + UUID.randomUUID();
+		this.orders.explode(key);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> read(CALLS + "?method=Orders.explode&state=FAILED").read("$.total", Integer.class) == 1);
+		DocumentContext failed = read(CALLS + "?method=Orders.explode&state=failed");
+		assertThat(failed.read("$.state", String.class)).isEqualTo("FAILED");
+		assertThat(failed.read("$.calls[0].error", String.class)).isEqualTo("java.lang.IllegalStateException: boom for " + key);
+		assertThat(failed.read("$.calls[0].arguments", String.class)).isEqualTo("[\"" + key + "\"]");
+		assertThat(failed.read("$.calls[0].attempts", Integer.class)).isEqualTo(1);
+		String id = failed.read("$.calls[0].id", String.class);
+		long failures = this.durable.counts().failed();
+
+		DocumentContext again = send(id, "{\"action\": \"run\"}");
+		assertThat(again.read("$.id", String.class)).isEqualTo(id);
+		assertThat(again.read("$.attempts", Integer.class)).isZero();
+		// Its cause not fixed, it fails again, and is still there to be seen.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == failures + 1);
+		assertThat(read(CALLS + "/" + id).read("$.state", String.class)).isEqualTo("FAILED");
+		this.client.delete().uri(CALLS + "/" + id).exchange().expectStatus().isOk();
+		this.client.get().uri(CALLS + "/" + id).exchange().expectStatus().isNotFound();
+	}
+
+	@Test
+	void theCallsOfAMethodNoInstanceKnowsAreCountedAndDeletedAndThoseOfAKnownOneAreNot() {
+		String gone = "orders.gone" + UUID.randomUUID().toString().substring(0, 8);
+		DurableCallsContractTests.insertRow(this.jdbc, gone, "[]", "PENDING", null, 0);
+		DocumentContext timers = read("/actuator/wheeltimer");
+		assertThat(timers.read("$.access", String.class)).isEqualTo("UNRESTRICTED");
+		assertThat(timers.read("$.durable.unknownMethods['" + gone + "']", Integer.class)).isEqualTo(1);
+		assertThat(timers.read("$.durable.byMethod['" + gone + "'].PENDING", Integer.class)).isEqualTo(1);
+		assertThat(timers.read("$.durable.now", String.class)).isNotNull();
+
+		this.client.delete().uri("/actuator/wheeltimer/durable/methods/orders.remind").exchange()
+			.expectStatus().isEqualTo(HttpStatus.CONFLICT).expectBody()
+			.jsonPath("$.message").isEqualTo("This instance knows the durable method 'orders.remind': cancel its calls"
+					+ " one by one instead");
+		this.client.delete().uri("/actuator/wheeltimer/durable/methods/" + gone).exchange().expectStatus().isOk()
+			.expectBody().jsonPath("$.deleted").isEqualTo(1);
+		assertThat(read("/actuator/wheeltimer").<Object>read("$.durable.unknownMethods")).asString().doesNotContain(gone);
+	}
+
+	@Test
+	void aRunningCallCannotBeCancelledOrMovedAndSaysSo() throws Exception {
+		Orders.queueMayMove = new CountDownLatch(1);
+		try {
+			String key = "q-" + UUID.randomUUID();
+			this.orders.queued(key);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> read(CALLS + "?method=orders.queued&state=RUNNING").read("$.total", Integer.class) == 1);
+			String id = read(CALLS + "?method=orders.queued&state=RUNNING").read("$.calls[0].id", String.class);
+			this.client.delete().uri(CALLS + "/" + id).exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT)
+				.expectBody().jsonPath("$.message").isEqualTo("The durable call " + id + " of orders.queued is running:"
+						+ " a call that started cannot be cancelled, run or rescheduled");
+			this.client.post().uri(CALLS + "/" + id).contentType(MediaType.APPLICATION_JSON).body("{\"action\": \"run\"}")
+				.exchange().expectStatus().isEqualTo(HttpStatus.CONFLICT);
+		}
+		finally {
+			Orders.queueMayMove.countDown();
+		}
+	}
+
+	@Test
+	void badRequestsSayWhatWasWrongAndWhatIsAllowed() {
+		bad(this.client.get().uri(CALLS + "?state=LOST").exchange().expectStatus(),
+				"state must be one of [PENDING, CLAIMED, RUNNING, FAILED], was 'LOST'");
+		bad(this.client.get().uri(CALLS + "?size=0").exchange().expectStatus(), "size must be between 1 and 200, was 0");
+		bad(this.client.get().uri(CALLS + "?key=o-1").exchange().expectStatus(),
+				"A key names calls of one method: give the method id too");
+		bad(this.client.get().uri(CALLS + "/42").exchange().expectStatus(),
+				"A durable call's id is a UUID, such as 0b6f0e1c-4c1e-4e8b-9a4f-2d0c5c3e1a7b; was '42'");
+		String id = UUID.randomUUID().toString();
+		bad(this.client.post().uri(CALLS + "/" + id).contentType(MediaType.APPLICATION_JSON).body("{\"action\": \"fly\"}")
+			.exchange().expectStatus(), "action must be \"run\" or \"reschedule\" (with \"due\"), was \"fly\"");
+		bad(this.client.post().uri(CALLS + "/" + id).contentType(MediaType.APPLICATION_JSON)
+			.body("{\"action\": \"reschedule\", \"due\": \"tomorrow\"}").exchange().expectStatus(),
+				"Invalid due 'tomorrow': it must be an ISO-8601 instant with its offset, such as"
+						+ " \"2026-11-26T18:25:00Z\" or \"2026-11-26T19:25:00+01:00\"");
+		this.client.post().uri(CALLS + "/" + id).contentType(MediaType.APPLICATION_JSON).body("{\"action\": \"run\"}")
+			.exchange().expectStatus().isNotFound();
+	}
+
+	private void bad(StatusAssertions status, String message) {
+		status.isBadRequest().expectBody().jsonPath("$.message").isEqualTo(message);
+	}
+
+	private DocumentContext read(String uri) {
+		return JsonPath.parse(this.client.get().uri(uri).exchange().expectStatus().isOk().expectBody(String.class)
+			.returnResult().getResponseBody());
+	}
+
+	private DocumentContext send(String id, String body) {
+		return JsonPath.parse(this.client.post().uri(CALLS + "/" + id).contentType(MediaType.APPLICATION_JSON).body(body)
+			.exchange().expectStatus().isOk().expectBody(String.class).returnResult().getResponseBody());
+	}
+
+}
