@@ -55,9 +55,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code {"method": "orders.remind"}}: puts the failed durable calls (all, or of one method id)
  * back to pending, due now, for any instance to run again; each gets its key back, unless a
  * pending call holds it now.</li>
+ * <li>{@code GET /actuator/wheeltimer/durable/calls?method=&key=&state=&page=&size=}: a page of
+ * durable calls, each with its due time, state, attempts, owner, trace and arguments (shown as
+ * {@code management.endpoint.wheeltimer.show-arguments} allows); {@code GET .../durable/calls/{id}}:
+ * one call.</li>
+ * <li>{@code POST /actuator/wheeltimer/durable/calls/{id}}, with {@code {"action": "run"}} or
+ * {@code {"action": "reschedule", "due": "..."}}: runs a waiting call now or moves it (a failed one
+ * waits again); {@code DELETE} there cancels a waiting call or deletes a failed one.</li>
+ * <li>{@code DELETE /actuator/wheeltimer/durable/methods/{methodId}}: deletes the calls of a
+ * method no live instance knows.</li>
  * </ul>
- * The two {@code POST}s need write access ({@code management.endpoint.wheeltimer.access=unrestricted}):
- * the endpoint is read-only by default.
+ * The {@code POST}s and {@code DELETE}s need write access
+ * ({@code management.endpoint.wheeltimer.access=unrestricted}): the endpoint is read-only by
+ * default, and says which it is in its main answer ({@code access}).
  * Durations are ISO-8601 strings, such as {@code "PT0.1S"}.
  */
 @Endpoint(id = "wheeltimer", defaultAccess = Access.READ_ONLY)
