@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 
@@ -106,18 +107,23 @@ final class DurableClient {
 			}
 			return result;
 		}
-		holdAfterCommit(new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner));
+		holdAfterCommit(new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner), () -> {
+		});
 		return result;
 	}
 
-	/** Holds a call claimed for this instance once the caller's transaction commits, or now if there is none. */
-	private void holdAfterCommit(DurableCall call) {
+	/**
+	 * Holds a call claimed for this instance once the caller's transaction commits, or now if there
+	 * is none, then runs {@code held}.
+	 */
+	private void holdAfterCommit(DurableCall call, Runnable held) {
 		if (this.calls.inTransaction()) {
 			afterCompletion((status) -> {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
 				// held, its gate finds out. Only a rollback certainly removed it.
 				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
 					this.runner.hold(call);
+					held.run();
 				}
 				else if (call.result() != null) {
 					call.result().rolledBack();
@@ -126,6 +132,7 @@ final class DurableClient {
 		}
 		else {
 			this.runner.hold(call);
+			held.run();
 		}
 	}
 
@@ -161,6 +168,9 @@ final class DurableClient {
 		boolean near = method != null && this.running.getAsBoolean() && !at.isAfter(now.plus(this.horizon));
 		UUID owner = near ? this.instance : null;
 		UUID id;
+		// Whether this instance held the call before: then a claim here only moves it on its wheel,
+		// else it counts as claimed, so that the counts still add up.
+		AtomicBoolean heldBefore = new AtomicBoolean();
 		if (call.state() == CallState.FAILED) {
 			CallRepository.Requeue requeued = this.calls.requeue(call.id(), at, owner);
 			if (requeued == CallRepository.Requeue.KEY_HELD) {
@@ -183,19 +193,17 @@ final class DurableClient {
 			}
 			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.
 			String key = call.key();
-			afterCommit(() -> {
-				if (key != null) {
-					this.held.drop(call.methodId(), key, call.id());
-				}
-				else {
-					this.held.drop(call.id());
-				}
-			});
+			afterCommit(() -> heldBefore.set(((key != null) ? this.held.drop(call.methodId(), key, call.id())
+					: this.held.drop(call.id())) != null));
 		}
 		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
 		if (near) {
 			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at, attempts, call.traceParent(),
-					null, this.runner));
+					null, this.runner), () -> {
+						if (!heldBefore.get()) {
+							this.counters.claimed.increment();
+						}
+					});
 		}
 		// As the change left it, not as read back: held here and due now, it may be running already.
 		return new StoredCall(id, call.methodId(), call.key(), near ? CallState.CLAIMED : CallState.PENDING, at,
