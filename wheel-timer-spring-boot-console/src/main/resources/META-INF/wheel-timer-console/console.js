@@ -1,0 +1,239 @@
+// The operator console: reads the wheeltimer endpoint about twice a second while the page is
+// visible, and changes things only through it. No framework, no build step, nothing from
+// elsewhere: the page works offline, from the application's own origin.
+
+import { ENDPOINT, change, read } from './api.js';
+import { $, confirmDialog, el, say, setText, syncRows } from './dom.js';
+import { drawOverview, refreshLists, setWritable, showCall, wireDurable } from './durable.js';
+import { Wheel, formatMillis, millis } from './wheel.js';
+
+const REFRESH_MS = 500;
+const LISTS_REFRESH_MS = 5000;
+const TABS = ['timers', 'durable', 'instances'];
+const NEXT_ROWS = 10;      // the endpoint lists at most ten: the table keeps room for them all
+
+const view = {
+	tab: 'timers',
+	timer: new URLSearchParams(location.search).get('timer') || '',
+	timerNames: '',
+	access: null,
+	listsReadAt: 0,
+	failures: 0,
+};
+
+const wheel = new Wheel($('wheel-drawing'), { maxPredictionMs: 2 * REFRESH_MS });
+
+// ---- tabs --------------------------------------------------------------------------------------
+
+function showTab(name) {
+	const tab = TABS.includes(name) ? name : 'timers';
+	view.tab = tab;
+	TABS.forEach((other) => {
+		$(`tab-${other}`).setAttribute('aria-selected', String(other === tab));
+		$(`tab-${other}`).tabIndex = other === tab ? 0 : -1;
+		$(`panel-${other}`).hidden = other !== tab;
+	});
+	if (tab === 'durable') {
+		view.listsReadAt = 0;          // read the lists at the next refresh, not in five seconds
+	}
+}
+
+TABS.forEach((name, index) => {
+	const tab = $(`tab-${name}`);
+	tab.addEventListener('click', () => {
+		location.hash = name;
+	});
+	// Arrow keys move between the tabs, as in any tab list.
+	tab.addEventListener('keydown', (event) => {
+		const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+		if (step) {
+			const next = TABS[(index + step + TABS.length) % TABS.length];
+			location.hash = next;
+			$(`tab-${next}`).focus();
+		}
+	});
+});
+window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
+
+// ---- access --------------------------------------------------------------------------------------
+
+/** A read-only endpoint refuses every change: the console then offers none, and says why. */
+function drawAccess(access) {
+	if (access === view.access) {
+		return;
+	}
+	view.access = access;
+	const readOnly = access === 'READ_ONLY';
+	document.body.classList.toggle('read-only', readOnly);
+	$('read-only-banner').hidden = !readOnly;
+	setText($('access'), readOnly ? 'read-only' : access === 'UNRESTRICTED' ? 'read and change' : '');
+	setWritable(!readOnly);
+	document.querySelectorAll('[data-write]').forEach((button) => {
+		button.disabled = readOnly;
+	});
+}
+
+// ---- timers ------------------------------------------------------------------------------------
+
+function drawTimerNames(timers) {
+	const names = Object.keys(timers);
+	if (!view.timer || !names.includes(view.timer)) {
+		view.timer = names.includes('wheelTimer') ? 'wheelTimer' : names[0] || '';
+	}
+	const list = names.join(',');
+	if (list !== view.timerNames) {
+		view.timerNames = list;
+		$('timer-picker').replaceChildren(...names.map((name) => new Option(name, name, false, name === view.timer)));
+	}
+}
+
+function drawTimer(timer) {
+	wheel.draw(timer);
+	drawNextTimeouts(timer);
+	drawDelayedMethods(timer.delayedMethods || []);
+	$('stop-timer').disabled = timer.state === 'SHUTDOWN' || view.access === 'READ_ONLY';
+}
+
+/** Always ten rows, filled from the top: the panel keeps its height as calls come and go. */
+function drawNextTimeouts(timer) {
+	const body = $('next-timeouts');
+	if (body.rows.length === 0) {
+		for (let i = 0; i < NEXT_ROWS; i++) {
+			body.append(el('tr', {}, el('td'), el('td', { class: 'method' }), el('td', { class: 'key' })));
+		}
+	}
+	const next = timer.nextTimeouts;
+	[...body.rows].forEach((row, i) => {
+		const timeout = next ? next[i] : undefined;
+		if (!timeout) {
+			const note = i === 0 ? (next ? 'nothing pending' : 'the worker is busy; asking again…') : '';
+			setText(row.cells[0], '');
+			setText(row.cells[1], note);
+			row.cells[1].className = 'method note';
+			row.cells[2].replaceChildren();
+			row.dataset.callId = '';
+			return;
+		}
+		const remaining = millis(timeout.remainingDelay);
+		// Past its deadline, a timeout still waits for the end of its tick.
+		setText(row.cells[0], remaining < 0 ? 'due now' : formatMillis(remaining));
+		setText(row.cells[1], timeout.method || timeout.task);
+		row.cells[1].className = 'method';
+		row.cells[1].title = timeout.method || timeout.task;
+		const callId = timeout.callId || '';
+		if (row.dataset.callId !== callId || row.cells[2].textContent !== (timeout.key ?? '')) {
+			row.dataset.callId = callId;
+			row.cells[2].replaceChildren(timeout.key === undefined || timeout.key === null ? ''
+				: callId ? el('button', { type: 'button', class: 'link', text: timeout.key,
+					title: `Show the durable call ${timeout.key}`, onclick: () => showCall(callId) })
+					: timeout.key);
+		}
+	});
+}
+
+function drawDelayedMethods(methods) {
+	syncRows($('delayed-methods'), methods, (method) => method.method, () => el('tr', {},
+		el('td', { class: 'method' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' })),
+	(row, method) => {
+		setText(row.cells[0], method.method);
+		row.cells[0].title = method.method;
+		setText(row.cells[1], formatMillis(millis(method.delay)));
+		setText(row.cells[2], method.calls);
+		setText(row.cells[3], method.inFlight);
+	}, 'no @DelayedExecution method on this timer', 4);
+}
+
+$('timer-picker').addEventListener('change', (event) => {
+	view.timer = event.target.value;
+	const url = new URL(location.href);
+	url.searchParams.set('timer', view.timer);
+	history.replaceState(null, '', url);
+	refresh();
+});
+
+$('stop-form').addEventListener('submit', async (event) => {
+	event.preventDefault();
+	const timer = view.timer;
+	const drain = $('stop-drain').value.trim() || '0s';
+	if (!await confirmDialog(`Stop the timer ${timer}?`, `It refuses new calls at once, runs what falls due in the next`
+		+ ` ${drain}, and leaves the rest: durable calls go back to the database, the others are cancelled. Only a`
+		+ ' restart of the application starts it again.', 'Stop the timer')) {
+		return;
+	}
+	say(`Stopping ${timer}…`);
+	try {
+		const report = await change('POST', [timer], { drainTimeout: drain });
+		say(report.alreadyStopped ? `${timer} was already stopped.`
+			: `Stopped ${timer} in ${formatMillis(millis(report.took))}: ${report.firedDuringDrain} ran during the drain,`
+				+ ` ${report.unprocessed} left (${report.handedBack} handed back to the database).`, 'done');
+	}
+	catch (error) {
+		say(`Could not stop ${timer}: ${error.message}`, 'error');
+	}
+});
+
+// ---- the loop ----------------------------------------------------------------------------------
+
+function connection(text, kind) {
+	const badge = $('connection');
+	setText(badge, text);
+	badge.className = `badge ${kind}`;
+}
+
+let scheduled = null;
+let reading = false;
+let readAgain = false;
+
+async function refresh() {
+	if (reading) {
+		// One read at a time: a change of timer during a read asks for another right after it.
+		readAgain = true;
+		return;
+	}
+	clearTimeout(scheduled);
+	if (document.visibilityState !== 'visible') {
+		// A hidden page reads nothing; it reads again as soon as it is shown.
+		connection('paused', 'paused');
+		return;
+	}
+	reading = true;
+	try {
+		const overview = await read();
+		drawAccess(overview.access || null);
+		drawTimerNames(overview.timers || {});
+		drawOverview(overview.durable || null);
+		if (view.tab === 'timers' && view.timer) {
+			drawTimer(await read([view.timer]));
+		}
+		if (view.tab === 'durable' && performance.now() - view.listsReadAt >= LISTS_REFRESH_MS) {
+			view.listsReadAt = performance.now();
+			await refreshLists();
+		}
+		view.failures = 0;
+		connection('live', 'live');
+	}
+	catch (error) {
+		view.failures += 1;
+		connection(error.status ? `HTTP ${error.status}` : 'unreachable', 'unreachable');
+		if (view.failures === 1) {
+			say(`Cannot read ${ENDPOINT}: ${error.message}`, 'error');
+		}
+	}
+	finally {
+		reading = false;
+		// Slower while the application does not answer, so that a console left open adds no load.
+		const delay = readAgain ? 0 : view.failures > 0 ? Math.min(10_000, REFRESH_MS * 2 ** view.failures) : REFRESH_MS;
+		readAgain = false;
+		scheduled = setTimeout(refresh, delay);
+	}
+}
+
+document.addEventListener('visibilitychange', () => {
+	if (document.visibilityState === 'visible') {
+		refresh();
+	}
+});
+
+wireDurable();
+showTab(location.hash.slice(1));
+refresh();
