@@ -209,6 +209,9 @@ async function refresh() {
 			view.listsReadAt = performance.now();
 			await refreshLists();
 		}
+		if (view.failures > 0) {
+			say(`Reading ${ENDPOINT} again.`, 'done');
+		}
 		view.failures = 0;
 		connection('live', 'live');
 	}

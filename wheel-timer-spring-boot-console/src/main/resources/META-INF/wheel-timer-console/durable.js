@@ -42,6 +42,7 @@ export function drawOverview(durable) {
 	setText($('oldest-overdue'), durable.oldestOverdue
 		? `${formatInstant(durable.oldestOverdue)} (${ago(durable.oldestOverdue)})` : 'none');
 	count.hidden = !(calls.FAILED > 0);
+	$('requeue-all').disabled = !writable || !(calls.FAILED > 0);
 	setText(count, calls.FAILED || 0);
 	const error = $('database-error');
 	error.hidden = !durable.databaseError;
