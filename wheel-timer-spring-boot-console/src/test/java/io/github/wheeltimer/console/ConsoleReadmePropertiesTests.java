@@ -1,0 +1,45 @@
+package io.github.wheeltimer.console;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's table of the console's properties says what the configuration metadata says.
+ */
+class ConsoleReadmePropertiesTests {
+
+	private static final Path README = Path.of("..", "README.md");
+
+	private static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
+
+	/** A row of a property table: | `name` | `default` | meaning | */
+	private static final Pattern ROW = Pattern.compile("^\\| `(wheel-timer\\.console\\.[a-z0-9.-]+)` \\| `([^`]*)` \\| .+\\|$");
+
+	@Test
+	void theReadmeListsEveryPropertyOfTheConsoleWithItsDefault() throws IOException {
+		Map<String, String> readme = new LinkedHashMap<>();
+		for (String line : Files.readAllLines(README)) {
+			Matcher row = ROW.matcher(line);
+			if (row.matches()) {
+				readme.put(row.group(1), row.group(2));
+			}
+		}
+		Map<String, String> metadata = new LinkedHashMap<>();
+		List<Map<String, Object>> properties = JsonPath.read(METADATA.toFile(), "$.properties[*]");
+		properties.forEach((property) -> metadata.put((String) property.get("name"),
+				String.valueOf(property.get("defaultValue"))));
+		assertThat(readme).isEqualTo(metadata);
+	}
+
+}
