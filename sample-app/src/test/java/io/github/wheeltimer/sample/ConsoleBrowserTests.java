@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import javax.sql.DataSource;
 
@@ -159,6 +160,51 @@ class ConsoleBrowserTests {
 		assertThat(this.delayedCalls.list(PaymentTimeouts.CANCEL_IF_UNPAID, CallState.FAILED, 0, 10).calls())
 			.extracting(StoredCall::key)
 			.doesNotContain(order.id());
+	}
+
+	@Test
+	void anOperatorReschedulesAPaymentTimeout() {
+		Order order = this.orders.create("a chair");
+		StoredCall before = this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
+		this.console.open("durable");
+		this.console.search(PaymentTimeouts.CANCEL_IF_UNPAID, order.id());
+		await().atMost(WAIT).until(() -> this.console.calls("search-results").size() == 1);
+
+		this.console.reschedule("search-results", order.id(), 60);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
+			.startsWith(PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "] is now due "));
+		StoredCall after = this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
+		assertThat(after.due()).as("the time the dialog showed, an hour later")
+			.isEqualTo(before.due().truncatedTo(ChronoUnit.SECONDS).plus(Duration.ofHours(1)));
+		assertThat(after.id()).as("a moved call is a new one").isNotEqualTo(before.id());
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.calls("search-results")).singleElement()
+			.satisfies((row) -> assertThat(row).startsWith(order.id() + "\t")));
+	}
+
+	@Test
+	void aRefusalShowsTheEndpointsReasonOnTheStatusLine() {
+		Order order = this.orders.create("a plant");
+		this.console.open("durable");
+		this.console.search(PaymentTimeouts.CANCEL_IF_UNPAID, order.id());
+		await().atMost(WAIT).until(() -> this.console.calls("search-results").size() == 1);
+
+		this.console.answerChangesWith(409, """
+				{ "status": 409, "error": "Conflict", "message": "The durable call 7c1e of PaymentTimeouts.cancelIfUnpaid \
+				is running: a call that started cannot be cancelled, run or rescheduled" }""");
+		this.console.act("search-results", order.id(), "run");
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).isEqualTo("Could not run "
+				+ PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "] now: The durable call 7c1e of"
+				+ " PaymentTimeouts.cancelIfUnpaid is running: a call that started cannot be cancelled, run or"
+				+ " rescheduled (HTTP 409)"));
+
+		// Spring Security refuses with an empty body.
+		this.console.answerChangesWith(403, "");
+		this.console.act("search-results", order.id(), "cancel");
+		await().atMost(WAIT).until(this.console::dialogOpen);
+		this.console.confirm(true);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
+			.startsWith("Could not cancel " + PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "]: HTTP 403: refused."));
+		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).isPresent();
 	}
 
 	@Test

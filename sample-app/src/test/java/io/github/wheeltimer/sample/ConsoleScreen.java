@@ -102,6 +102,35 @@ final class ConsoleScreen implements AutoCloseable {
 		this.browser.findElement(By.id(ok ? "confirm-ok" : "confirm-keep")).click();
 	}
 
+	/**
+	 * Opens the reschedule dialog of the call with this key, moves the time it shows (the call's due
+	 * time) by some minutes, and confirms.
+	 */
+	void reschedule(String table, String key, int minutes) {
+		act(table, key, "reschedule");
+		script("""
+				const input = document.getElementById('reschedule-at');
+				const due = new Date(input.value);
+				due.setMinutes(due.getMinutes() + arguments[0]);
+				const pad = (n) => String(n).padStart(2, '0');
+				input.value = `${due.getFullYear()}-${pad(due.getMonth() + 1)}-${pad(due.getDate())}T`
+					+ `${pad(due.getHours())}:${pad(due.getMinutes())}:${pad(due.getSeconds())}`;""", minutes);
+		this.browser.findElement(By.id("reschedule-ok")).click();
+	}
+
+	/**
+	 * Answers the console's changes (its POSTs and DELETEs to the endpoint) with this status and
+	 * body from now on, as a refusing server or Spring Security would; its reads go through.
+	 */
+	void answerChangesWith(int status, String body) {
+		script("""
+				const [status, body] = arguments;
+				const fetched = window.fetch;
+				window.fetch = (resource, init) => (init && init.method)
+					? Promise.resolve(new Response(body, { status, headers: { 'Content-Type': 'application/json' } }))
+					: fetched(resource, init);""", status, body);
+	}
+
 	/** The status line, where the console says what a change did or why it was refused. */
 	String status() {
 		return text("status");
