@@ -16,7 +16,7 @@ const view = {
 	tab: 'timers',
 	timer: new URLSearchParams(location.search).get('timer') || '',
 	timerNames: '',
-	access: null,
+	access: undefined,      // until the first read: the page starts read-only (see console.html)
 	listsReadAt: 0,
 	failures: 0,
 };
@@ -53,7 +53,10 @@ TABS.forEach((name, index) => {
 		}
 	});
 });
-window.addEventListener('hashchange', () => showTab(location.hash.slice(1)));
+window.addEventListener('hashchange', () => {
+	showTab(location.hash.slice(1));
+	refresh();
+});
 
 // ---- access --------------------------------------------------------------------------------------
 

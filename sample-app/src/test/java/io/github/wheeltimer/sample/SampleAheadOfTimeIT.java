@@ -21,7 +21,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The sample processed ahead of time by this build (as a native image build does), run in a JVM of
  * its own with {@code -Dspring.aot.enabled=true}: it starts from the generated code, takes an order
- * with its durable payment timeout, and shows both of its timers through the endpoint.
+ * with its durable payment timeout, shows both of its timers through the endpoint, and serves the
+ * operator console.
  * <p>
  * An integration test (run by Failsafe, after the module is packaged), because the code is
  * generated when the module is packaged.
@@ -59,6 +60,13 @@ class SampleAheadOfTimeIT {
 			String timers = this.http.send(HttpRequest.newBuilder(uri(port, "/actuator/wheeltimer")).build(),
 					HttpResponse.BodyHandlers.ofString()).body();
 			assertThat(timers).contains("\"wheelTimer\"", "\"retries\"", "\"durable\"", "\"scheduled\":1");
+			// The console's page and scripts, read from its jar as a native image would hold them.
+			HttpResponse<String> console = this.http.send(HttpRequest.newBuilder(uri(port, "/wheel-timer/")).build(),
+					HttpResponse.BodyHandlers.ofString());
+			assertThat(console.statusCode()).isEqualTo(200);
+			assertThat(console.body()).contains("<meta name=\"wheel-timer-endpoint\" content=\"/actuator/wheeltimer\">");
+			assertThat(this.http.send(HttpRequest.newBuilder(uri(port, "/wheel-timer/wheel.js")).build(),
+					HttpResponse.BodyHandlers.ofString()).body()).contains("export class Wheel");
 		}
 		finally {
 			sample.destroy();

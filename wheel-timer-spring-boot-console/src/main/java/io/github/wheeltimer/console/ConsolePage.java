@@ -21,7 +21,7 @@ import org.springframework.web.util.HtmlUtils;
  */
 final class ConsolePage {
 
-	private static final String TEMPLATE = "io/github/wheeltimer/console/console.html";
+	static final String TEMPLATE = "io/github/wheeltimer/console/console.html";
 
 	private static final String ENDPOINT_PLACEHOLDER = "{{endpoint}}";
 

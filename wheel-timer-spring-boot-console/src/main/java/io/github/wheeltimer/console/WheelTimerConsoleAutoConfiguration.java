@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.webmvc.autoconfigure.DispatcherServletPath;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
@@ -43,6 +44,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 		WebEndpointAutoConfiguration.class })
 @ConditionalOnBooleanProperty(name = "wheel-timer.console.enabled")
 @EnableConfigurationProperties(WheelTimerConsoleProperties.class)
+@ImportRuntimeHints(ConsoleRuntimeHints.class)
 public final class WheelTimerConsoleAutoConfiguration {
 
 	@Bean
