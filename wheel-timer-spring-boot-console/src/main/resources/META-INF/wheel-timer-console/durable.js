@@ -380,9 +380,9 @@ async function requeueAll() {
 }
 
 async function deleteMethod(method, calls) {
-	if (await confirmDialog(`Delete the calls of ${method}?`, `${calls} call${calls === 1 ? '' : 's'} of a method no`
-		+ ' live instance knows will be deleted, waiting and failed. Do this only if no instance will know it again.',
-	'Delete them')) {
+	if (await confirmDialog(`Delete the calls of ${method}?`, `No live instance knows this method. Its ${calls} waiting`
+		+ ` call${calls === 1 ? '' : 's'}, and any failed ones, will be deleted. Do this only if no instance will know`
+		+ ' it again.', 'Delete them')) {
 		await act(`Delete the calls of ${method}`, () => change('DELETE', ['durable', 'methods', method]),
 			(done) => `Deleted ${done.deleted} call${done.deleted === 1 ? '' : 's'} of ${method}.`);
 	}

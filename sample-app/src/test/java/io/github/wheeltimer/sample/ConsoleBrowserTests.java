@@ -5,7 +5,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -26,6 +29,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -64,6 +68,9 @@ class ConsoleBrowserTests {
 
 	@Autowired
 	private DataSource dataSource;
+
+	@Autowired
+	private JdbcTemplate jdbc;
 
 	private ConsoleScreen console;
 
@@ -205,6 +212,33 @@ class ConsoleBrowserTests {
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.startsWith("Could not cancel " + PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "]: HTTP 403: refused."));
 		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).isPresent();
+	}
+
+	/**
+	 * A call of the method an earlier version of the shop had, {@code PaymentTimeouts.remindUnpaid},
+	 * left in the database after a deploy removed the method: no instance will ever run it.
+	 */
+	@Test
+	void anOperatorDeletesTheCallsOfAMethodNoInstanceKnows() {
+		String removed = "PaymentTimeouts.remindUnpaid";
+		this.jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, call_key, arguments, due_at, state)"
+				+ " VALUES (?, ?, '999', '[\"999\"]', ?, 'PENDING')", UUID.randomUUID(), removed,
+				OffsetDateTime.now(ZoneOffset.UTC).plusHours(1));
+		this.console.open("durable");
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.unknownMethods()).singleElement()
+			.satisfies((row) -> assertThat(row).startsWith(removed + "\t1")));
+
+		this.console.deleteUnknownMethod(removed);
+		await().atMost(WAIT).until(this.console::dialogOpen);
+		assertThat(this.console.dialogText()).startsWith("Delete the calls of " + removed + "? No live instance knows this"
+				+ " method. Its 1 waiting call, and any failed ones, will be deleted.");
+		this.console.confirm(true);
+		await().atMost(WAIT).untilAsserted(() -> {
+			assertThat(this.console.status()).isEqualTo("Deleted 1 call of " + removed + ".");
+			assertThat(this.console.unknownMethods()).isEmpty();
+		});
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE method_id = ?", Long.class,
+				removed)).isZero();
 	}
 
 	@Test

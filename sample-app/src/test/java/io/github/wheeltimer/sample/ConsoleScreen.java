@@ -150,6 +150,22 @@ final class ConsoleScreen implements AutoCloseable {
 				+ ".filter((b) => b.offsetParent !== null).map((b) => b.innerText);");
 	}
 
+	/** The rows of the table of methods no live instance knows. */
+	List<String> unknownMethods() {
+		return all("#unknown-methods tr:not(.empty)", "innerText");
+	}
+
+	/** Clicks the delete button of a method no live instance knows. */
+	void deleteUnknownMethod(String methodId) {
+		this.browser.findElements(By.cssSelector("#unknown-methods tr:not(.empty)"))
+			.stream()
+			.filter((row) -> row.findElement(By.cssSelector("td")).getText().equals(methodId))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No unknown method " + methodId + ": " + unknownMethods()))
+			.findElement(By.cssSelector("button"))
+			.click();
+	}
+
 	/** The rows of the instances' table. */
 	List<String> instances() {
 		return all("#instances tr:not(.empty)", "innerText");
