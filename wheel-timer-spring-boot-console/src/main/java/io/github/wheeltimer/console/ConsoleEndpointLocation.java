@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.autoconfigure.web.server.ManagementPortType;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
 
@@ -57,10 +59,16 @@ final class ConsoleEndpointLocation {
 							+ " console off");
 		}
 		String include = "management.endpoints.web.exposure.include";
-		throw new InvalidConfigurationPropertyValueException(include, environment.getProperty(include, ""),
+		// Bound, not read as one string: in YAML the list is often written one item per line.
+		String exposed = Binder.get(environment)
+			.bind(include, Bindable.listOf(String.class))
+			.map((names) -> String.join(",", names))
+			.orElse("");
+		throw new InvalidConfigurationPropertyValueException(include, exposed,
 				"The wheeltimer endpoint is not exposed over HTTP, and the console (wheel-timer.console.enabled)"
-						+ " reads it over HTTP only. Add wheeltimer to it (and leave it out of"
-						+ " management.endpoints.web.exposure.exclude), or turn the console off");
+						+ " reads it over HTTP only. Add wheeltimer to it (Actuator exposes only health when it is"
+						+ " not set, and leave it out of management.endpoints.web.exposure.exclude), or turn the"
+						+ " console off");
 	}
 
 	/** @return the property that takes all access away from the endpoint, or {@code null} if none does */

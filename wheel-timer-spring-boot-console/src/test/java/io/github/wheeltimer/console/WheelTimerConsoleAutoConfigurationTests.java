@@ -79,6 +79,17 @@ class WheelTimerConsoleAutoConfigurationTests {
 	}
 
 	@Test
+	void anExposureListedItemByItemIsQuotedWhole() {
+		new WebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
+			.withPropertyValues("wheel-timer.console.enabled=true", "management.endpoints.web.exposure.include[0]=health",
+					"management.endpoints.web.exposure.include[1]=metrics")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining(
+						"Property management.endpoints.web.exposure.include with value 'health,metrics' is invalid"));
+	}
+
+	@Test
 	void anEndpointExcludedFromTheWebFailsTheStartup() {
 		this.contextRunner
 			.withPropertyValues("wheel-timer.console.enabled=true", "management.endpoints.web.exposure.include=*",
