@@ -21,6 +21,7 @@ import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
+import io.github.wheeltimer.annotation.DelayedTask;
 import io.github.wheeltimer.annotation.UnprocessedCalls;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -697,14 +698,19 @@ public class WheelTimerEndpoint {
 	 * for a plain timer task
 	 * @param task the class of a plain timer task, or {@code null} (left out) for a delayed call
 	 * @param remainingDelay how long until its deadline; it fires at the end of that tick
+	 * @param key the key of a durable call, such as an order's id, or {@code null} (left out) for
+	 * a call without one
+	 * @param callId the id of a durable call, or {@code null} (left out) for an in-memory call
 	 */
-	public record NextTimeoutDescriptor(@Nullable String method, @Nullable String task, String remainingDelay) {
+	public record NextTimeoutDescriptor(@Nullable String method, @Nullable String task, String remainingDelay,
+			@Nullable String key, @Nullable UUID callId) {
 
 		static NextTimeoutDescriptor of(Timeout timeout) {
-			DelayedMethod method = DelayedMethod.of(timeout);
 			String remainingDelay = DurationFormat.iso(timeout.remainingDelay());
-			return (method != null) ? new NextTimeoutDescriptor(method.description(), null, remainingDelay)
-					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay);
+			// Through the interface: a durable call's class is not loaded where durable calls are off.
+			return (timeout.task() instanceof DelayedTask call)
+					? new NextTimeoutDescriptor(call.method().description(), null, remainingDelay, call.key(), call.id())
+					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay, null, null);
 		}
 
 	}

@@ -220,7 +220,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 			this.result.completeExceptionally(ex);
 		}
 		else {
-			this.method.failed(ex, this.invocation.getArguments());
+			this.method.failed(ex, this.invocation.getArguments(), null);
 		}
 	}
 

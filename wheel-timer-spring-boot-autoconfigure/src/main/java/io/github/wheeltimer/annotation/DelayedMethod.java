@@ -221,15 +221,17 @@ public final class DelayedMethod {
 	 * that failed only because it tried to schedule another delayed call on a timer that is
 	 * stopping (a method that re-arms itself while the application shuts down) is normal at
 	 * shutdown: without a handler of the application's own, one WARN line, not an error with a
-	 * stack. A handler gets every failure, that one too.
+	 * stack. A handler gets every failure, that one too. The log lines name a durable call's key.
 	 * @param ex what the method threw
 	 * @param arguments the call's arguments
+	 * @param key the key of a durable call made with one, or {@code null}
 	 */
-	public void failed(Throwable ex, @Nullable Object[] arguments) {
+	public void failed(Throwable ex, @Nullable Object[] arguments, @Nullable String key) {
+		String call = this.description + ((key != null) ? " [key " + key + "]" : "");
 		if (this.exceptionHandler == null) {
 			TimerStoppedException stopping = TimerStoppedException.find(ex);
 			if (stopping != null) {
-				logger.warn("Delayed call to " + this.description + " ended early: " + stopping.getMessage());
+				logger.warn("Delayed call to " + call + " ended early: " + stopping.getMessage());
 				return;
 			}
 		}
@@ -240,10 +242,10 @@ public final class DelayedMethod {
 			}
 			catch (Throwable handlerFailure) {
 				logger.error("DelayedExecutionExceptionHandler " + this.exceptionHandler + " failed to handle the"
-						+ " failure of a delayed call to " + this.description, handlerFailure);
+						+ " failure of a delayed call to " + call, handlerFailure);
 			}
 		}
-		logger.error("Delayed call to " + this.description + " failed", ex);
+		logger.error("Delayed call to " + call + " failed", ex);
 	}
 
 	void handedOff() {

@@ -1,10 +1,14 @@
 package io.github.wheeltimer.annotation;
 
+import java.util.UUID;
+
 import io.github.wheeltimer.TimerTask;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a timer holds for one call of a {@link DelayedExecution} method: an in-memory call, or a
- * durable call this instance claimed. Reports and monitoring read a timeout's method through it.
+ * durable call this instance claimed. Reports and monitoring read a timeout's method, and a durable
+ * call's key and id, through it.
  */
 public interface DelayedTask extends TimerTask {
 
@@ -21,6 +25,24 @@ public interface DelayedTask extends TimerTask {
 	 */
 	default boolean durable() {
 		return false;
+	}
+
+	/**
+	 * Returns the key of a durable call made with one ({@link DelayedExecution#key()}), such as an
+	 * order's id: what operators know a call by.
+	 * @return the key, or {@code null} for an in-memory call or a durable call without one
+	 */
+	default @Nullable String key() {
+		return null;
+	}
+
+	/**
+	 * Returns the id of a durable call: its row's, the one the {@code wheeltimer} endpoint lists
+	 * failed calls by. Not the method's durable id.
+	 * @return the id, or {@code null} for an in-memory call
+	 */
+	default @Nullable UUID id() {
+		return null;
 	}
 
 }

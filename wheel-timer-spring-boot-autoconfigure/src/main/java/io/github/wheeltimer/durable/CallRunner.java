@@ -173,8 +173,7 @@ final class CallRunner {
 		}
 		catch (RuntimeException unreadable) {
 			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
-			logger.error("Durable call " + call.id() + " to " + call.durableMethod() + " cannot run and is marked failed: "
-					+ unreadable.getMessage());
+			logger.error(call.description() + " cannot run and is marked failed: " + unreadable.getMessage());
 			observer.ended(call.method(), DelayedCallOutcome.FAILED, unreadable);
 			end(call, Outcome.UNREADABLE, "unreadable: " + unreadable.getMessage(), unreadable);
 			return;
@@ -330,8 +329,7 @@ final class CallRunner {
 		}
 		catch (RuntimeException | Error refused) {
 			this.held.leftBacklog(call);
-			logger.debug("Durable call " + call.id() + " handed back to the database: its executor refused it: "
-					+ refused);
+			logger.debug(call.description() + " handed back to the database: its executor refused it: " + refused);
 			this.writes.write(handBackWrite(call, true));
 		}
 	}
@@ -386,7 +384,7 @@ final class CallRunner {
 			result.completeExceptionally(failure);
 		}
 		else {
-			call.method().failed(failure, values);
+			call.method().failed(failure, values, call.key());
 		}
 	}
 
@@ -424,7 +422,7 @@ final class CallRunner {
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	void handBack(DurableCall call, String why) {
 		this.held.release(call);
-		logger.debug("Durable call " + call.id() + " handed back to the database: " + why);
+		logger.debug(call.description() + " handed back to the database: " + why);
 		this.writes.write(handBackWrite(call, false));
 	}
 

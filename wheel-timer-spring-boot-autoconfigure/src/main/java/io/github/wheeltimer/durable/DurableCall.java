@@ -75,12 +75,23 @@ final class DurableCall implements DelayedTask, Runnable {
 		this.runner = runner;
 	}
 
-	UUID id() {
+	@Override
+	public UUID id() {
 		return this.id;
 	}
 
-	@Nullable String key() {
+	@Override
+	public @Nullable String key() {
 		return this.key;
+	}
+
+	/**
+	 * @return how a log line about this call names it, such as
+	 * {@code Durable call 0c1d... to orders.cancel (Orders.cancel(long)) [key 42]}: by its id, its
+	 * method and its key, so that an operator finds it by whichever they know (the key, mostly)
+	 */
+	String description() {
+		return "Durable call " + this.id + " to " + this.method + ((this.key != null) ? " [key " + this.key + "]" : "");
 	}
 
 	String arguments() {
@@ -160,7 +171,7 @@ final class DurableCall implements DelayedTask, Runnable {
 
 	@Override
 	public String toString() {
-		return "durable call " + this.id + " to " + this.method + " due at " + this.due;
+		return description() + " due at " + this.due;
 	}
 
 }

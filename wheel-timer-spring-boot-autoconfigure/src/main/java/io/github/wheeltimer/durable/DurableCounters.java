@@ -82,8 +82,8 @@ final class DurableCounters {
 		long said = this.lateSaidNanos.get();
 		if ((said == Long.MIN_VALUE || now - said >= LATE_LINE_NANOS) && this.lateSaidNanos.compareAndSet(said, now)) {
 			this.lateUnsaid.addAndGet(-unsaid);
-			logger.info("Durable call to " + call.durableMethod() + " runs " + lateness.toMillis()
-					+ " ms after its due time " + call.due() + " (no instance was running, or none could claim it)"
+			logger.info(call.description() + " runs " + lateness.toMillis() + " ms after its due time " + call.due()
+					+ " (no instance was running, or none could claim it)"
 					+ ((unsaid > 1) ? "; " + (unsaid - 1) + " more calls started that late since the last such line"
 							: ""));
 		}

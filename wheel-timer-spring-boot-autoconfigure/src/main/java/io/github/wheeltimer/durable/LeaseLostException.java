@@ -12,9 +12,8 @@ final class LeaseLostException extends RuntimeException {
 	private static final long serialVersionUID = 1L;
 
 	LeaseLostException(DurableCall call) {
-		super("Durable call " + call.id() + " to " + call.durableMethod() + " is no longer this instance's: its"
-				+ " lease ran out while it ran, and another instance took it over; its transaction is rolled back",
-				null, false, false);
+		super(call.description() + " is no longer this instance's: its lease ran out while it ran, and another"
+				+ " instance took it over; its transaction is rolled back", null, false, false);
 	}
 
 }

@@ -43,14 +43,15 @@ final class RowWrites {
 
 	/**
 	 * A write of one call's row, or of a batch's rows.
-	 * @param rows which rows, for the log, such as {@code Durable call 1b4e... to Orders.cancel}
+	 * @param rows which rows, for the log, such as
+	 * {@code Durable call 1b4e... to orders.cancel (Orders.cancel(long)) [key 42]}
 	 * @param what what it does to the rows, for the log
 	 * @param fallback what to write instead if the database refuses it, or {@code null}
 	 */
 	record Write(String rows, String what, Runnable statement, @Nullable Runnable fallback) {
 
 		Write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
-			this("Durable call " + call.id() + " to " + call.durableMethod(), what, statement, fallback);
+			this(call.description(), what, statement, fallback);
 		}
 
 	}

@@ -100,6 +100,11 @@ class WheelTimerEndpointTests {
 				assertThat(next.task()).isNull();
 				assertThat(Duration.parse(next.remainingDelay())).isBetween(Duration.ofMinutes(9), Duration.ofMinutes(10));
 			});
+			assertThat(details.nextTimeouts()).as("in-memory calls and plain tasks have neither key nor id")
+				.allSatisfy((next) -> {
+					assertThat(next.key()).isNull();
+					assertThat(next.callId()).isNull();
+				});
 			assertThat(details.delayedMethods()).containsExactly(
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0),

@@ -99,6 +99,8 @@ class WheelTimerEndpointWebTests {
 		assertThat(details.read("$.buckets.occupied", Integer.class))
 			.isEqualTo(details.read("$.levels[0].occupied.length()", Integer.class));
 		assertThat(details.<List<Object>>read("$.nextTimeouts[*].method")).hasSize(5).containsOnly(CANCEL_IF_UNPAID);
+		assertThat(details.<List<Map<String, Object>>>read("$.nextTimeouts")).as("in memory: no key, no id")
+			.allSatisfy((next) -> assertThat(next).doesNotContainKeys("key", "callId"));
 		assertThat(Duration.parse(details.read("$.nextTimeouts[0].remainingDelay", String.class)))
 			.isBetween(Duration.ofMinutes(29), Duration.ofMinutes(30));
 		assertThat(details.<List<Object>>read("$.delayedMethods[?(@.method == '" + CANCEL_IF_UNPAID + "')].calls"))

@@ -70,6 +70,13 @@ public class DurableApp {
 			record(order.id(), "remind", null);
 		}
 
+		/** Within the default horizon, so born on the caller's wheel, and long enough to be seen there. */
+		@DelayedExecution(delay = 8, timeUnit = TimeUnit.SECONDS, durable = true, id = "orders.expire",
+				key = "#orderId")
+		public void expire(String orderId) {
+			record(orderId, "expire", null);
+		}
+
 		/** Ends outside any transaction: its row goes in a batch. */
 		@DelayedExecution(delay = 1500, durable = true, id = "orders.burst")
 		public void burst(String callId) {

@@ -2,6 +2,8 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
@@ -13,6 +15,7 @@ import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTe
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +42,9 @@ class DurableCallsEndpointWebTests {
 
 	@Autowired
 	private DurableCalls durable;
+
+	@Autowired
+	private JdbcTemplate jdbc;
 
 	@Test
 	void failedCallsAreRequeuedByMethodOrAllAndRunAgain() {
@@ -82,6 +88,24 @@ class DurableCallsEndpointWebTests {
 		assertThat(JsonPath.parse(details)
 			.<List<Integer>>read("$.delayedMethods[?(@.method == 'DurableApp.Orders.remind(DurableApp.Order)')].calls"))
 			.containsExactly(2);
+	}
+
+	@Test
+	void aDurableCallOnTheWheelIsListedWithItsKeyAndId() {
+		this.orders.expire("o-42");
+		UUID id = this.jdbc.queryForObject("SELECT id FROM WHEEL_TIMER_CALL WHERE call_key = 'o-42'", UUID.class);
+		DocumentContext details = JsonPath.parse(this.client.get()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody());
+		List<Map<String, Object>> expiring = details
+			.read("$.nextTimeouts[?(@.method == 'DurableApp.Orders.expire(String)')]");
+		assertThat(expiring).singleElement()
+			.satisfies((timeout) -> assertThat(timeout).containsEntry("key", "o-42").containsEntry("callId", id.toString()));
 	}
 
 	@Test

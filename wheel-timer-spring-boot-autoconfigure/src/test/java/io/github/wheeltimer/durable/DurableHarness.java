@@ -54,7 +54,7 @@ final class DurableHarness implements AutoCloseable {
 
 	final DurableCalls durable;
 
-	/** What {@code void} methods threw, as their exception handler got it. */
+	/** What {@code void} methods threw, as their exception handler got it (unless it went to the log). */
 	final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
 	private final JsonMapper mapper = JsonMapper.builder().build();
@@ -73,6 +73,16 @@ final class DurableHarness implements AutoCloseable {
 	 * @param batchSize the most calls a claim takes
 	 */
 	DurableHarness(Duration lease, int batchSize) {
+		this(lease, batchSize, false);
+	}
+
+	/**
+	 * @param lease see {@link #DurableHarness(Duration, int)}
+	 * @param batchSize see {@link #DurableHarness(Duration, int)}
+	 * @param failuresLogged whether what {@code void} methods throw goes to the log, as in an
+	 * application without an exception handler, rather than to {@link #failures}
+	 */
+	DurableHarness(Duration lease, int batchSize, boolean failuresLogged) {
 		this.calls = new FakeCallRepository(this.instances, lease);
 		ProxyFactory proxyFactory = new ProxyFactory(this.bean);
 		proxyFactory.setProxyTargetClass(true);
@@ -90,7 +100,7 @@ final class DurableHarness implements AutoCloseable {
 			}
 			Duration delay = Duration.of(annotation.delay(), annotation.timeUnit().toChronoUnit());
 			DelayedMethod delayed = DelayedMethods.durable(method, delay, this.timer, Runnable::run,
-					(ex, called, arguments) -> this.failures.add(ex), this.durable);
+					failuresLogged ? null : (ex, called, arguments) -> this.failures.add(ex), this.durable);
 			this.durable.register(delayed, annotation, BEAN_NAME);
 			this.methods.put(method.getName(), delayed);
 		}
