@@ -46,7 +46,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * counters, tick lag and worker thread.</li>
  * <li>{@code GET /actuator/wheeltimer/{name}}: the same for one timer, plus what each level of its
  * wheel holds, the {@value #NEXT_TIMEOUTS} timeouts due first (with the delayed method each one
- * will call) and its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
+ * will call, and a durable call's key and id) and its {@code @DelayedExecution} methods. An unknown name is a 404.</li>
  * <li>{@code POST /actuator/wheeltimer/{name}}, with an optional body
  * {@code {"drainTimeout": "PT5S"}}: stops the timer gracefully and reports what fired during the
  * drain and what was left. The calls left have their futures cancelled.</li>

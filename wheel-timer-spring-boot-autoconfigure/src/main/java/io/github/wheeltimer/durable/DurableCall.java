@@ -91,7 +91,12 @@ final class DurableCall implements DelayedTask, Runnable {
 	 * method and its key, so that an operator finds it by whichever they know (the key, mostly)
 	 */
 	String description() {
-		return "Durable call " + this.id + " to " + this.method + ((this.key != null) ? " [key " + this.key + "]" : "");
+		return "Durable call " + this.id + " to " + this.method + keyed(this.key);
+	}
+
+	/** @return how log lines name a call's key: {@code " [key 42]"}, or nothing without a key */
+	static String keyed(@Nullable String key) {
+		return (key != null) ? " [key " + key + "]" : "";
 	}
 
 	String arguments() {

@@ -183,7 +183,7 @@ final class DurableClient {
 				return null;
 			}
 			id = call.id();
-			logger.info("Failed durable call " + id + " of " + call.methodId() + keyText(call.key())
+			logger.info("Failed durable call " + id + " of " + call.methodId() + DurableCall.keyed(call.key())
 					+ " re-queued, due at " + at);
 		}
 		else {
@@ -265,10 +265,6 @@ final class DurableClient {
 					+ "', a method no live instance knows, deleted");
 		}
 		return deleted;
-	}
-
-	private static String keyText(@Nullable String key) {
-		return (key != null) ? " [key " + key + "]" : "";
 	}
 
 	/**
