@@ -23,7 +23,7 @@ const view = {
 	timerNames: '',
 	access: undefined,      // until the first read: the page starts read-only (see console.html)
 	listsReadAt: 0,
-	overviewReadAt: 0,
+	overviewReadAt: -Infinity,   // performance.now() starts at 0 with the page: read at once
 	failures: 0,
 };
 
@@ -42,7 +42,7 @@ function showTab(name) {
 	if (tab === 'durable') {
 		view.listsReadAt = 0;          // read the lists at the next refresh, not in five seconds
 	}
-	view.overviewReadAt = 0;
+	view.overviewReadAt = -Infinity;
 
 }
 

@@ -36,7 +36,7 @@ public class OrderBook {
 
 	@Transactional
 	Order add(Function<String, Order> orderWithId) {
-		Long number = this.jdbc.sql("SELECT NEXT VALUE FOR shop_order_number").query(Long.class).single();
+		Long number = this.jdbc.sql("SELECT nextval('shop_order_number')").query(Long.class).single();
 		Order order = orderWithId.apply(Long.toString(number));
 		this.jdbc.sql("INSERT INTO shop_order (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 			.params(Long.parseLong(order.id()), order.item(), order.status().name(), timestamp(order.createdAt()),
