@@ -14,8 +14,6 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 class ConsolePostgresBrowserTests extends ConsoleBrowserTests {
 
-	private static EmbeddedPostgres server;
-
 	@DynamicPropertySource
 	static void shopOnPostgres(DynamicPropertyRegistry registry) {
 		registry.add("spring.datasource.url", () -> server().getJdbcUrl("postgres", "postgres"));
@@ -26,25 +24,24 @@ class ConsolePostgresBrowserTests extends ConsoleBrowserTests {
 		registry.add("spring.datasource.hikari.connection-init-sql", () -> "SET lock_timeout = '1s'");
 	}
 
-	private static synchronized EmbeddedPostgres server() {
-		if (server == null) {
+	private static EmbeddedPostgres server() {
+		return Server.STARTED;
+	}
+
+	/** Started once, when the first context of this class asks; zonky's reaper stops it with the JVM. */
+	private static final class Server {
+
+		static final EmbeddedPostgres STARTED = start();
+
+		private static EmbeddedPostgres start() {
 			try {
-				server = EmbeddedPostgres.builder().start();
+				return EmbeddedPostgres.builder().start();
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException("Could not start the embedded PostgreSQL", ex);
 			}
-			EmbeddedPostgres started = server;
-			Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-				try {
-					started.close();
-				}
-				catch (IOException ex) {
-					// The JVM is ending; the server's own reaper stops it too.
-				}
-			}, "embedded-postgres-stop"));
 		}
-		return server;
+
 	}
 
 }

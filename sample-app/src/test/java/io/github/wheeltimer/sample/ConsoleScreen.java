@@ -8,7 +8,6 @@ import java.util.List;
 
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -181,13 +180,11 @@ final class ConsoleScreen implements AutoCloseable {
 	}
 
 	private List<String> all(String selector, String property) {
-		return script("return Array.from(document.querySelectorAll(arguments[0]), (e) => String(e." + property + "));",
-				selector);
+		return HeadlessChromium.all(this.browser, selector, property);
 	}
 
-	@SuppressWarnings("unchecked")
 	private <T> T script(String script, Object... arguments) {
-		return (T) ((JavascriptExecutor) this.browser).executeScript(script, arguments);
+		return HeadlessChromium.script(this.browser, script, arguments);
 	}
 
 	/**

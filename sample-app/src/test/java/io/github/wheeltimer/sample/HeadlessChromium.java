@@ -3,12 +3,14 @@ package io.github.wheeltimer.sample;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -45,6 +47,20 @@ final class HeadlessChromium implements ExecutionCondition {
 				"--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
 				"--disable-sync", "--window-size=1400,1000");
 		return new ChromeDriver(service, options);
+	}
+
+	/**
+	 * Reads a property of every element that matches, in one script: the pages redraw their lists
+	 * twice a second, so elements found by one call may be gone by the next.
+	 */
+	static List<String> all(WebDriver browser, String selector, String property) {
+		return script(browser, "return Array.from(document.querySelectorAll(arguments[0]), (e) => String(e." + property
+				+ "));", selector);
+	}
+
+	@SuppressWarnings("unchecked")
+	static <T> T script(WebDriver browser, String script, Object... arguments) {
+		return (T) ((JavascriptExecutor) browser).executeScript(script, arguments);
 	}
 
 	@Override

@@ -7,7 +7,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -121,13 +120,11 @@ final class WheelPage implements AutoCloseable {
 	 * twice a second, so elements found by one call may be gone by the next.
 	 */
 	private List<String> all(String selector, String property) {
-		return script("return Array.from(document.querySelectorAll(arguments[0]), (e) => String(e." + property + "));",
-				selector);
+		return HeadlessChromium.all(this.browser, selector, property);
 	}
 
-	@SuppressWarnings("unchecked")
 	private <T> T script(String script, Object... arguments) {
-		return (T) ((JavascriptExecutor) this.browser).executeScript(script, arguments);
+		return HeadlessChromium.script(this.browser, script, arguments);
 	}
 
 	/** Keeps what the page showed last, for a human to look at: {@code target/<name>.png}. */
