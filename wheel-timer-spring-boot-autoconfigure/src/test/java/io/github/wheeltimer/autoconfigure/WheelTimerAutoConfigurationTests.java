@@ -218,6 +218,7 @@ class WheelTimerAutoConfigurationTests {
 				Map.entry("wheel-timer.shutdown.await-termination", "10s"),
 				Map.entry("management.endpoint.wheeltimer.access", "read_only"),
 				Map.entry("management.endpoint.wheeltimer.cache.time-to-live", "0ms"),
+				Map.entry("management.endpoint.wheeltimer.show-arguments", "never"),
 				Map.entry("management.health.wheeltimer.enabled", true),
 				Map.entry("management.health.wheeltimer.max-tick-lag", "10s"),
 				Map.entry("wheel-timer.durable.enabled", true), Map.entry("wheel-timer.durable.horizon", "10s"),
@@ -229,7 +230,7 @@ class WheelTimerAutoConfigurationTests {
 				Map.entry("wheel-timer.durable.jdbc.table-prefix", "WHEEL_TIMER_"),
 				Map.entry("wheel-timer.durable.shutdown-timeout", "5s"));
 		Set<String> withoutDefault = Set.of("wheel-timer.timers", "wheel-timer.durable.instance-name",
-				"wheel-timer.durable.jdbc.platform");
+				"wheel-timer.durable.jdbc.platform", "management.endpoint.wheeltimer.roles");
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrderElementsOf(
 					Stream.concat(expectedDefaults.keySet().stream(), withoutDefault.stream()).toList());
