@@ -83,11 +83,12 @@ class DurableCallsOperatorsTests {
 		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
 		DurableCallsContractTests.insertRow(jdbc, "New.method", "[]", "PENDING", null, 0);
 		DurableCallsContractTests.insertRow(jdbc, "Retired.method", "[]", "PENDING", null, 0);
-		// Another instance, alive, deployed with the new method; and a dead one that knew the retired one.
+		// Another instance, alive, deployed with the new method; and a dead one that knew the retired one:
+		// silent past its lease (1 s), not yet for the ten leases after which a poll removes its row.
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods) VALUES (?, 'new', ?, ?)",
 				UUID.randomUUID(), OffsetDateTime.now().plusHours(1), "New.method\norders.far");
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, heartbeat_at, methods) VALUES (?, 'old', ?, ?)",
-				UUID.randomUUID(), OffsetDateTime.now().minusHours(1), "Retired.method");
+				UUID.randomUUID(), OffsetDateTime.now().minusSeconds(4), "Retired.method");
 		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
 		assertThat(durable.unknownMethods()).containsOnlyKeys("Retired.method");
 		assertThat(durable.instances()).extracting(DurableCallsDescriptor.InstanceDescriptor::name).contains("new", "old");
