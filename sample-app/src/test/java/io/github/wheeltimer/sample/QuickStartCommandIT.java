@@ -60,7 +60,10 @@ class QuickStartCommandIT {
 					}
 					return status(port, "/actuator/wheeltimer") == 200;
 				});
-			assertThat(get(port, "/").body()).contains("<svg id=\"wheel\"");
+			// The sample's page, and the operator console that draws its wheel (the README opens both).
+			assertThat(get(port, "/").body()).contains("id=\"wheel-drawing\"").contains("href=\"wheel-timer/\"");
+			assertThat(get(port, "/wheel-timer/").body()).contains("<meta name=\"wheel-timer-endpoint\"");
+			assertThat(get(port, "/wheel-timer/wheel.js").body()).contains("export class Wheel");
 
 			List<String> curls = readme.commandsStartingWith("curl ");
 			assertThat(curls).as("the README's curl commands").hasSizeGreaterThanOrEqualTo(4);
