@@ -114,7 +114,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 				this.instance, settings.lease());
 		this.runner = runner;
 		this.client = new DurableClient(calls, this.methods, this.held, runner, this.writes, this.counters, this.clock,
-				this.instance, settings.horizon(), () -> this.running);
+				this.instance, settings.instanceName(), settings.horizon(), () -> this.running);
 		this.reports = new DurableReports(calls, instances, this.methods, settings.lease());
 		this.poller = new ClaimPoller(calls, instances, this.methods, this.held, runner, this.writes, this.reports,
 				this.counters, this.clock, this.lease, this.scheduler, settings, this.instance);
@@ -197,23 +197,13 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 */
 	public @Nullable StoredCall reschedule(UUID id, Instant due) {
 		StoredCall call = this.calls.find(id);
-		return (call != null) ? named(this.client.reschedule(call, due)) : null;
+		return (call != null) ? this.client.reschedule(call, due) : null;
 	}
 
 	/** @see DelayedCalls#reschedule(String, Object, Instant) */
 	@Nullable StoredCall reschedule(String methodId, Object key, Instant due) {
 		StoredCall call = this.client.find(methodId, key);
-		return (call != null) ? named(this.client.reschedule(call, due)) : null;
-	}
-
-	/** @return the call, with this instance's name if it holds it */
-	private @Nullable StoredCall named(@Nullable StoredCall call) {
-		if (call == null || !this.instance.equals(call.owner())) {
-			return call;
-		}
-		return new StoredCall(call.id(), call.methodId(), call.key(), call.state(), call.due(), call.attempts(),
-				call.owner(), this.settings.instanceName(), call.traceParent(), call.created(), call.failedAt(),
-				call.error(), call.arguments());
+		return (call != null) ? this.client.reschedule(call, due) : null;
 	}
 
 	/**

@@ -48,13 +48,17 @@ final class DurableClient {
 
 	private final UUID instance;
 
+	/** This instance's name, which a call it claims for a caller shows. */
+	private final String instanceName;
+
 	private final Duration horizon;
 
 	/** Whether this instance takes calls on its wheels: after its start, until its stop. */
 	private final BooleanSupplier running;
 
 	DurableClient(CallRepository calls, DurableMethods methods, HeldCalls held, CallRunner runner, RowWrites writes,
-			DurableCounters counters, DurableClock clock, UUID instance, Duration horizon, BooleanSupplier running) {
+			DurableCounters counters, DurableClock clock, UUID instance, String instanceName, Duration horizon,
+			BooleanSupplier running) {
 		this.calls = calls;
 		this.methods = methods;
 		this.held = held;
@@ -63,6 +67,7 @@ final class DurableClient {
 		this.counters = counters;
 		this.clock = clock;
 		this.instance = instance;
+		this.instanceName = instanceName;
 		this.horizon = horizon;
 		this.running = running;
 	}
@@ -150,7 +155,7 @@ final class DurableClient {
 	 * Moves a waiting call to a new due time, or puts a failed one back to wait for it, in the
 	 * caller's transaction if it has one. A call due within the horizon is claimed by this
 	 * instance, as a new call is, if it knows the method: run now, it fires on the next tick.
-	 * @return the call as this change left it (its owner's name left out); {@code null} if it is
+	 * @return the call as this change left it; {@code null} if it is
 	 * neither waiting nor failed (it started, or is gone)
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
 	 */
@@ -192,9 +197,7 @@ final class DurableClient {
 				return null;
 			}
 			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.
-			String key = call.key();
-			afterCommit(() -> heldBefore.set(((key != null) ? this.held.drop(call.methodId(), key, call.id())
-					: this.held.drop(call.id())) != null));
+			afterCommit(() -> heldBefore.set(dropHeld(call) != null));
 		}
 		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
 		if (near) {
@@ -207,7 +210,8 @@ final class DurableClient {
 		}
 		// As the change left it, not as read back: held here and due now, it may be running already.
 		return new StoredCall(id, call.methodId(), call.key(), near ? CallState.CLAIMED : CallState.PENDING, at,
-				attempts, owner, null, call.traceParent(), call.created(), null, null, call.arguments());
+				attempts, owner, near ? this.instanceName : null, call.traceParent(), call.created(), null, null,
+				call.arguments());
 	}
 
 	/**
@@ -225,21 +229,25 @@ final class DurableClient {
 		DurableMethod method = this.methods.find(call.methodId());
 		boolean cancelled = this.calls.cancel(call.id());
 		if (cancelled) {
-			String key = call.key();
 			afterCommit(() -> {
 				this.counters.cancelled.increment();
 				if (method != null) {
 					observeCancel(method);
 				}
-				if (key != null) {
-					this.held.drop(call.methodId(), key, call.id());
-				}
-				else {
-					this.held.drop(call.id());
-				}
+				dropHeld(call);
 			});
 		}
 		return cancelled;
+	}
+
+	/**
+	 * Takes a call moved or cancelled by id off this instance's wheel, if it holds it: only that
+	 * call, never a newer one made with the same key in between.
+	 * @return the call, if this took it off
+	 */
+	private @Nullable DurableCall dropHeld(StoredCall call) {
+		String key = call.key();
+		return (key != null) ? this.held.drop(call.methodId(), key, call.id()) : this.held.drop(call.id());
 	}
 
 	/**

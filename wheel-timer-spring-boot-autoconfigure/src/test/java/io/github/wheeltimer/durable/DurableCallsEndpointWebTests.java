@@ -77,15 +77,7 @@ class DurableCallsEndpointWebTests {
 	void aDurableMethodsCallsAreCountedInItsTimersDetails() {
 		this.orders.remind(new DurableApp.Order("o-counted-1", 100));
 		this.orders.remind(new DurableApp.Order("o-counted-2", 100));
-		String details = this.client.get()
-			.uri("/actuator/wheeltimer/wheelTimer")
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody();
-		assertThat(JsonPath.parse(details)
+		assertThat(get("/actuator/wheeltimer/wheelTimer")
 			.<List<Integer>>read("$.delayedMethods[?(@.method == 'DurableApp.Orders.remind(DurableApp.Order)')].calls"))
 			.containsExactly(2);
 	}
@@ -94,14 +86,7 @@ class DurableCallsEndpointWebTests {
 	void aDurableCallOnTheWheelIsListedWithItsKeyAndId() {
 		this.orders.expire("o-42");
 		UUID id = this.jdbc.queryForObject("SELECT id FROM WHEEL_TIMER_CALL WHERE call_key = 'o-42'", UUID.class);
-		DocumentContext details = JsonPath.parse(this.client.get()
-			.uri("/actuator/wheeltimer/wheelTimer")
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody());
+		DocumentContext details = get("/actuator/wheeltimer/wheelTimer");
 		List<Map<String, Object>> expiring = details
 			.read("$.nextTimeouts[?(@.method == 'DurableApp.Orders.expire(String)')]");
 		assertThat(expiring).singleElement()
@@ -125,8 +110,12 @@ class DurableCallsEndpointWebTests {
 	}
 
 	private DocumentContext get() {
+		return get("/actuator/wheeltimer");
+	}
+
+	private DocumentContext get(String path) {
 		String body = this.client.get()
-			.uri("/actuator/wheeltimer")
+			.uri(path)
 			.exchange()
 			.expectStatus()
 			.isOk()

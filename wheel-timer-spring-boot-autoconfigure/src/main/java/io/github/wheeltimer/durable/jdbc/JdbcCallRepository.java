@@ -504,19 +504,9 @@ public final class JdbcCallRepository implements CallRepository {
 				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
 				(rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
 				(methodId != null) ? new Object[] { methodId } : new Object[0]);
-		String giveBack = requeue + ", call_key = started_key, started_key = NULL WHERE id = ? AND state = '" + FAILED
-				+ "' AND " + this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
 		List<FailedCall> keyHeld = new ArrayList<>();
 		for (FailedCall call : keyed) {
-			boolean back;
-			try {
-				back = update(giveBack, at, this.dialect.id(call.id()), call.methodId(), call.key()) == 1;
-			}
-			catch (DuplicateKeyException raced) {
-				// A caller took the key between the check and the update.
-				back = false;
-			}
-			if (back) {
+			if (requeueOne(call.id(), call.methodId(), call.key(), due, null)) {
 				requeued++;
 			}
 			else {
@@ -628,6 +618,22 @@ public final class JdbcCallRepository implements CallRepository {
 		if (call == null || call.state() != CallState.FAILED) {
 			return Requeue.NOT_FAILED;
 		}
+		if (requeueOne(id, call.methodId(), call.key(), due, owner)) {
+			return Requeue.REQUEUED;
+		}
+		StoredCall now = find(id);
+		return (now != null && now.state() == CallState.FAILED && call.key() != null) ? Requeue.KEY_HELD
+				: Requeue.NOT_FAILED;
+	}
+
+	/**
+	 * Puts one failed call back, as if new, with its key given back only if no waiting call of its
+	 * method holds it now.
+	 * @param key the key it was made with, or {@code null}
+	 * @param owner the instance that holds it from now on (claimed), or {@code null} for pending
+	 * @return whether it was failed and is back; {@code false} also when its key is held
+	 */
+	private boolean requeueOne(UUID id, String methodId, @Nullable String key, Instant due, @Nullable UUID owner) {
 		String requeue = "UPDATE " + this.calls + " SET state = ?, owner_id = ?, due_at = ?, attempts = 0,"
 				+ " finished_at = NULL, last_error = NULL, call_key = started_key, started_key = NULL WHERE id = ? AND state = '"
 				+ FAILED + "'";
@@ -635,23 +641,18 @@ public final class JdbcCallRepository implements CallRepository {
 		arguments.add((owner != null) ? this.dialect.id(owner) : null);
 		arguments.add(this.dialect.instant(due));
 		arguments.add(this.dialect.id(id));
-		if (call.key() != null) {
+		if (key != null) {
 			requeue += " AND " + this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
-			arguments.add(call.methodId());
-			arguments.add(call.key());
+			arguments.add(methodId);
+			arguments.add(key);
 		}
 		try {
-			if (update(requeue, arguments.toArray()) == 1) {
-				return Requeue.REQUEUED;
-			}
+			return update(requeue, arguments.toArray()) == 1;
 		}
 		catch (DuplicateKeyException raced) {
 			// A caller took the key between the check and the update.
-			return Requeue.KEY_HELD;
+			return false;
 		}
-		StoredCall now = find(id);
-		return (now != null && now.state() == CallState.FAILED && call.key() != null) ? Requeue.KEY_HELD
-				: Requeue.NOT_FAILED;
 	}
 
 	@Override
