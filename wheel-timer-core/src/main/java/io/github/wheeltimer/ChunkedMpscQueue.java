@@ -17,9 +17,12 @@ import java.lang.invoke.VarHandle;
  * the hint was written by a producer whose index was claimed earlier, so its chunk never lies
  * beyond ours, and walking forward always finds our slot. The consumer owns {@code consumerChunk}
  * and {@code consumerIndex}; it reads a slot with acquire semantics and clears it, so consumed
- * elements are not kept reachable.
+ * elements are not kept reachable. It takes in bounded runs ({@link #pollBefore}, up to an
+ * {@link #offeredCount()} it read), so that it never chases producers along the tail, and never
+ * reads their index while it takes. The two sides' fields sit on cache lines of their own (see
+ * the padding classes below), as the queue's for new timeouts do.
  */
-final class ChunkedMpscQueue<E> {
+final class ChunkedMpscQueue<E> extends ChunkedMpscQueueConsumerPadding {
 
 	static final int CHUNK_SIZE = 1024;
 
@@ -29,35 +32,29 @@ final class ChunkedMpscQueue<E> {
 
 	static {
 		try {
-			PRODUCER_INDEX = MethodHandles.lookup().findVarHandle(ChunkedMpscQueue.class, "producerIndex", long.class);
+			PRODUCER_INDEX = MethodHandles.lookup()
+				.findVarHandle(ChunkedMpscQueueProducerSide.class, "producerIndex", long.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
 		}
 	}
 
-	private volatile long producerIndex;
-
-	private volatile Chunk producerChunk;
-
-	private Chunk consumerChunk;
-
-	private long consumerIndex;
-
 	ChunkedMpscQueue() {
-		Chunk first = new Chunk(0);
-		this.producerChunk = first;
-		this.consumerChunk = first;
+		super(new Chunk(0));
 	}
 
 	void offer(E element) {
-		Chunk chunk = this.producerChunk;
+		Chunk hint = this.producerChunk;
 		long index = (long) PRODUCER_INDEX.getAndAdd(this, 1L);
+		Chunk chunk = hint;
 		while (index >= chunk.base + CHUNK_SIZE) {
 			chunk = chunk.nextOrAppend();
 		}
 		SLOT.setRelease(chunk.slots, (int) (index - chunk.base), element);
-		if (chunk.base > this.producerChunk.base) {
+		if (chunk != hint) {
+			// A racing producer may have moved the hint further; moving it back is harmless, as
+			// it still holds an index claimed before any later producer's.
 			this.producerChunk = chunk;
 		}
 	}
@@ -72,14 +69,28 @@ final class ChunkedMpscQueue<E> {
 		return this.consumerIndex == this.producerIndex;
 	}
 
+	/** Whether fewer than {@code end} elements have been taken. Consumer only. */
+	boolean hasBefore(long end) {
+		return this.consumerIndex < end;
+	}
+
 	/**
 	 * Takes the oldest element, waiting out an offer in progress; {@code null} when empty.
 	 * Consumer only.
 	 */
-	@SuppressWarnings("unchecked")
 	E poll() {
+		return pollBefore(this.producerIndex);
+	}
+
+	/**
+	 * Takes the oldest element if fewer than {@code end} have been taken, waiting out an offer in
+	 * progress; {@code null} once {@code end} have been. {@code end} is an {@link #offeredCount()}
+	 * read before. Consumer only.
+	 */
+	@SuppressWarnings("unchecked")
+	E pollBefore(long end) {
 		long index = this.consumerIndex;
-		if (index == this.producerIndex) {
+		if (index >= end) {
 			return null;
 		}
 		Chunk chunk = this.consumerChunk;
@@ -101,7 +112,7 @@ final class ChunkedMpscQueue<E> {
 		return (E) element;
 	}
 
-	private static final class Chunk {
+	static final class Chunk {
 
 		private static final VarHandle NEXT;
 
@@ -130,10 +141,67 @@ final class ChunkedMpscQueue<E> {
 				return next;
 			}
 			Chunk appended = new Chunk(this.base + CHUNK_SIZE);
-			Chunk witness = (Chunk) NEXT.compareAndExchange(this, null, appended);
+			Chunk witness = (Chunk) NEXT.compareAndExchange(this, (Chunk) null, appended);
 			return (witness != null) ? witness : appended;
 		}
 
+	}
+
+}
+
+/*
+ * The queue's fields, each side on its own cache lines: see IntrusiveMpscQueue's padding classes.
+ */
+
+abstract class ChunkedMpscQueueProducerPadding {
+
+	int p00;
+
+	long p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15, p16;
+
+}
+
+abstract class ChunkedMpscQueueProducerSide extends ChunkedMpscQueueProducerPadding {
+
+	volatile long producerIndex;
+
+	volatile ChunkedMpscQueue.Chunk producerChunk;
+
+	ChunkedMpscQueueProducerSide(ChunkedMpscQueue.Chunk first) {
+		this.producerChunk = first;
+	}
+
+}
+
+abstract class ChunkedMpscQueueMiddlePadding extends ChunkedMpscQueueProducerSide {
+
+	long p17, p18, p19, p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32;
+
+	ChunkedMpscQueueMiddlePadding(ChunkedMpscQueue.Chunk first) {
+		super(first);
+	}
+
+}
+
+abstract class ChunkedMpscQueueConsumerSide extends ChunkedMpscQueueMiddlePadding {
+
+	ChunkedMpscQueue.Chunk consumerChunk;
+
+	long consumerIndex;
+
+	ChunkedMpscQueueConsumerSide(ChunkedMpscQueue.Chunk first) {
+		super(first);
+		this.consumerChunk = first;
+	}
+
+}
+
+abstract class ChunkedMpscQueueConsumerPadding extends ChunkedMpscQueueConsumerSide {
+
+	long p33, p34, p35, p36, p37, p38, p39, p40, p41, p42, p43, p44, p45, p46, p47, p48;
+
+	ChunkedMpscQueueConsumerPadding(ChunkedMpscQueue.Chunk first) {
+		super(first);
 	}
 
 }

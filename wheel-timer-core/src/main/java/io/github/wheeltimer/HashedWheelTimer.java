@@ -54,10 +54,15 @@ import java.util.function.Supplier;
  * about 40 bytes per bucket.</li>
  * <li><b>Idle cost.</b> Unlike Netty's timer, the worker does not wake on every tick: with nothing
  * pending it parks until a timeout arrives, and otherwise it sleeps until the next tick that has a
- * timeout due; far timeouts move down on its way there, never with a wake-up of their own. New and
- * cancelled timeouts reach the worker within about one tick.</li>
+ * timeout due; far timeouts move down on its way there, never with a wake-up of their own. Nor
+ * does it wake for each new timeout: one due before its planned wake-up wakes it, and the others
+ * wait in its queue and are taken in one run, halfway to that wake-up and within 16 ticks at the
+ * latest. So a stream of schedules, or of cancels while it wakes every tick anyway, costs the
+ * scheduling threads no contention with the worker. A cancel reaches the worker within about one
+ * tick.</li>
  * <li><b>Memory.</b> One pending timeout costs one object of 40 bytes (with compressed oops), plus
- * whatever its task holds, at any level. A cancelled timeout is released within about one tick.</li>
+ * whatever its task holds, at any level and while it waits in the queue. A cancelled timeout is
+ * released within about one tick.</li>
  * </ul>
  *
  * <h2>Where tasks run</h2>
@@ -121,7 +126,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * which says in its comment who writes what:
 	 *   - TimerWorker: the worker thread's loop, the wheel (Wheel, hand included) and the
 	 *     consuming ends of the hand-off queues;
-	 *   - WorkerWakeUp: the handshake that lets the worker sleep without missing an enqueue;
+	 *   - WorkerWakeUp: the handshake that lets the worker sleep without missing what cannot
+	 *     wait, and without being woken by what can;
 	 *   - TimerCounters: the counters, each with its writer;
 	 *   - SoonestQueries: the questions only the worker can answer.
 	 * Readers (snapshot, counters, tickLag) use opaque loads of single-writer values: they need
@@ -378,12 +384,12 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 				: (delayNanos > Long.MAX_VALUE - now) ? Long.MAX_VALUE : now + delayNanos;
 		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, deadline);
 		this.scheduled.increment();
-		this.incoming.offer(timeout);
+		boolean intoEmptyQueue = this.incoming.offer(timeout);
 		if (this.state != STARTED) {
 			takeBackIfStopped(timeout);
 		}
 		else {
-			this.wakeUp.ring();
+			this.wakeUp.scheduled(deadline, intoEmptyQueue);
 		}
 		return timeout;
 	}
@@ -435,7 +441,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	void cancelled(HashedWheelTimeout timeout) {
 		this.cancellations.offer(timeout);
 		released(1);
-		this.wakeUp.ring();
+		this.wakeUp.cancelled();
 	}
 
 	/** Frees room under the pending limit: a timeout fired, was cancelled or was returned. */
@@ -662,9 +668,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * the worker answers between two ticks, within about one tick, or later while a task runs on
 	 * the worker thread. Callers asking at the same moment share one walk, which stops at the first
 	 * slot whose earliest deadline comes after a full answer; not asking costs the worker nothing.
-	 * The answer is empty before the worker started and once the timer has stopped.
-	 * Timeouts scheduled within the last tick may still be on their way to the wheel and missing
-	 * from it, and a timeout in it may have fired or been cancelled since.
+	 * The answer is empty before the worker started and once the timer has stopped. The worker
+	 * first takes what waits in its queue, so the answer includes every timeout scheduled before
+	 * the question; a timeout in it may have fired or been cancelled since.
 	 * @param limit the most timeouts to return, zero or more
 	 * @param maxWait how long to wait for the worker's answer
 	 * @return the timeouts, an immutable list
@@ -744,7 +750,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		try {
 			timeout.task.run(timeout);
 			if (onWorker) {
-				this.counters.completedOnWorker();
+				this.counters.completedOnWorker(1);
 			}
 			else {
 				this.counters.completed.increment();

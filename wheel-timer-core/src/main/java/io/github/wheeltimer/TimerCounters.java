@@ -13,10 +13,12 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code rejected} by the refused caller, {@code completed} and {@code failed} by whichever thread
  * ran the task; the cancelled count is the cancellation queue's own index. The worker alone writes
  * {@code fired}, {@code unprocessed}, {@code lateness}, {@code completedOnWorker} (tasks that ran
- * on the worker itself, counted without a CAS) and {@code maxLag}: single-writer values, published
- * with opaque stores and read with opaque loads, as readers need freshness, not ordering. Reading
- * the outcomes before {@code scheduled} keeps derived numbers (pending, running) from going
- * negative.
+ * on the worker itself, counted without a CAS, a batch of fires at a time: see FireBatch) and
+ * {@code maxLag}: single-writer values, published with opaque stores and read with opaque loads,
+ * as readers need freshness, not ordering; except that {@code completedOnWorker} is a release
+ * store read with acquire, before {@code fired}, so that no reader sees a task completed that has
+ * not fired. Reading the outcomes before {@code scheduled} keeps derived numbers (pending,
+ * running) from going negative.
  */
 final class TimerCounters {
 
@@ -79,9 +81,13 @@ final class TimerCounters {
 		UNPROCESSED.setOpaque(this, this.unprocessed + count);
 	}
 
-	/** Worker only: a task it ran itself returned. */
-	void completedOnWorker() {
-		COMPLETED_ON_WORKER.setOpaque(this, this.completedOnWorker + 1);
+	/**
+	 * Worker only: tasks it ran itself returned. A release store, after the opaque store of their
+	 * fires: a reader that loads this first, with acquire, then {@code fired}, never sees more
+	 * completed than fired.
+	 */
+	void completedOnWorker(long count) {
+		COMPLETED_ON_WORKER.setRelease(this, this.completedOnWorker + count);
 	}
 
 	/** Worker only. Saturates: 100,000 fires a second, 50 ms late each, would overflow in weeks. */
@@ -114,7 +120,7 @@ final class TimerCounters {
 	}
 
 	WheelSnapshot.Counters read() {
-		long completed = this.completed.sum() + (long) COMPLETED_ON_WORKER.getOpaque(this);
+		long completed = this.completed.sum() + (long) COMPLETED_ON_WORKER.getAcquire(this);
 		long failed = this.failed.sum();
 		long lateness = (long) LATENESS.getOpaque(this);
 		long fired = (long) FIRED.getOpaque(this);

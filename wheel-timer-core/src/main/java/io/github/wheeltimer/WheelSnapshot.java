@@ -27,7 +27,9 @@ import java.util.Objects;
  * that had timeouts due, or how much longer than a tick one pass of its work lasted
  * @param levels the wheel's levels, the finest first: level 0 is the ring of {@code ticksPerWheel}
  * buckets of one tick each; each level above has 64 slots, each spanning a whole turn of the level
- * below
+ * below. They hold the timeouts the worker has taken in: a new timeout that can wait is counted in
+ * {@code pendingTimeouts} at once, and in a level once the worker takes it from its queue (within
+ * 16 ticks; see {@link HashedWheelTimer})
  * @param worker the worker thread
  */
 public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWheel, long tick, long pendingTimeouts,

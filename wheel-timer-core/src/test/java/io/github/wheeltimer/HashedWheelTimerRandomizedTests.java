@@ -32,7 +32,7 @@ class HashedWheelTimerRandomizedTests {
 	@org.junit.jupiter.api.Timeout(60)
 	@ParameterizedTest(name = "{0} buckets, seed {1}")
 	@CsvSource({ "8, 1", "8, 2", "1, 3", "64, 4", "512, 5" })
-	void everyTimeoutFiresOnTheFirstClockReadingAfterItsTickAtAnyLevel(int buckets, long seed) {
+	void everyTimeoutFiresOnTheFirstClockReadingAfterItsTickAtAnyLevel(int buckets, long seed) throws Exception {
 		SplittableRandom random = new SplittableRandom(seed);
 		long start = Long.MAX_VALUE - TimeUnit.HOURS.toNanos(3);
 		ManualTicker ticker = new ManualTicker(start);
@@ -73,9 +73,13 @@ class HashedWheelTimerRandomizedTests {
 				ticker.advance(Duration.ofNanos(jump));
 				ticker.awaitIdle();
 				readings.add(ticker.nanoTime() - start);
-				if (jump >= TICK) {
-					// The worker has crossed a boundary since the last schedule and cancel, so its
-					// queues are empty: the wheel holds exactly what is pending.
+				if (jump >= TICK && round % 4 == 0) {
+					// Far timeouts wait in the queue until the worker needs them; a question has it
+					// take them all first. It has crossed a boundary since the last cancel, so it
+					// has taken those: the wheel then holds exactly what is pending. (Only every
+					// fourth round: the others leave far timeouts queued across the jumps.)
+					timer.nextTimeouts(1, Duration.ofSeconds(10));
+					ticker.awaitIdle();
 					WheelSnapshot snapshot = timer.snapshot();
 					assertThat(snapshot.levels().stream().mapToLong(WheelSnapshot.Level::timeouts).sum())
 						.as("round %d", round).isEqualTo(timer.pendingTimeouts());
