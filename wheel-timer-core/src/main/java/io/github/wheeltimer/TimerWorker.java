@@ -55,6 +55,12 @@ final class TimerWorker implements Runnable {
 	 */
 	static final long MAX_QUEUED_TICKS = 16;
 
+	/**
+	 * New timeouts taken in one wake-up that make a stream: more than the one that rang and the
+	 * few scheduled with it, fewer than a fast stream brings in while the worker wakes up.
+	 */
+	private static final int STREAM = 64;
+
 	private static final VarHandle AWAKE_SINCE;
 
 	static {
@@ -81,6 +87,9 @@ final class TimerWorker implements Runnable {
 	private final TimerCounters counters;
 
 	private final long tickNanos;
+
+	/** MAX_QUEUED_TICKS in nanoseconds, saturated. */
+	private final long maxQueuedNanos;
 
 	/** {@code null}: tasks run on this thread. */
 	private final Executor taskExecutor;
@@ -110,6 +119,12 @@ final class TimerWorker implements Runnable {
 	/** A question waits for the take that precedes its answer. */
 	private boolean answering;
 
+	/** New timeouts taken since the worker last woke. */
+	private long takenSinceWake;
+
+	/** The first new timeout into an empty queue rang since the worker last woke. */
+	private boolean streamBegun;
+
 	TimerWorker(HashedWheelTimer timer, TimerCounters counters, ChunkedMpscQueue<HashedWheelTimeout> cancellations,
 			Wheel wheel, long tickNanos, Executor taskExecutor, Ticker ticker) {
 		this.timer = timer;
@@ -117,6 +132,8 @@ final class TimerWorker implements Runnable {
 		this.counters = counters;
 		this.wheel = wheel;
 		this.tickNanos = tickNanos;
+		this.maxQueuedNanos = (tickNanos > Long.MAX_VALUE / MAX_QUEUED_TICKS) ? Long.MAX_VALUE
+				: MAX_QUEUED_TICKS * tickNanos;
 		this.taskExecutor = taskExecutor;
 		this.wakeUp = new WorkerWakeUp(ticker);
 		this.batch = new FireBatch(counters);
@@ -254,6 +271,7 @@ final class TimerWorker implements Runnable {
 			if (node == null) {
 				break;
 			}
+			this.takenSinceWake++;
 			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 			if (!timeout.isPending()) {
 				timeout.next = null;
@@ -372,48 +390,64 @@ final class TimerWorker implements Runnable {
 		if (this.timer.isStopping()) {
 			wakeAt = Math.min(wakeAt, this.timer.stopDeadline());
 		}
-		if (!this.wakeUp.mayRing(hand)) {
+		// Many new timeouts taken since the worker woke, or the first of them into an empty queue
+		// ringing a second time in one tick, are a stream: a worker that takes the queue empty
+		// must not be rung by the next of them (that ring would come again and again), and comes
+		// back for them halfway to its wake-up instead.
+		boolean rungTwice = !this.wakeUp.mayRing(hand);
+		boolean streaming = (this.streamBegun && rungTwice) || this.takenSinceWake >= STREAM;
+		if (rungTwice && !streaming) {
+			// Rung twice in this tick, and not by a stream (whose plan below rings no more for it).
 			wakeAt = Math.min(wakeAt, nextBoundary);
 		}
 		long threshold = threshold(wakeAt);
 		if (threshold > this.threshold) {
 			// A later wake-up than the plan the queue's newer timeouts were compared with (or no
 			// plan at all): they are taken first, as any of them may fall due before it.
-			this.wakeUp.publish(this.plan = plan(wakeAt, nextBoundary));
+			this.wakeUp.publish(this.plan = plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
 			this.threshold = threshold;
 			this.takeUntil = this.incoming.newest();
-			if (transferIncoming() || this.wheel.endOf(this.wheel.nextDueTick()) < wakeAt) {
+			boolean more = transferIncoming();
+			if (more || this.wheel.endOf(this.wheel.nextDueTick()) < wakeAt) {
 				// More than a batch, or one of them falls due sooner: back to the loop, which
 				// fires what is due and plans again.
 				return;
 			}
 		}
-		else if (threshold < this.threshold && !replacePlan(wakeAt, nextBoundary)) {
+		else if (threshold < this.threshold && !replacePlan(wakeAt, nextBoundary, this.incoming.isEmpty())) {
 			return;
 		}
 		if (!this.queries.isEmpty()) {
 			return;
 		}
-		// Elements that came in while the worker was awake did not ring: if any are still queued,
-		// wake within a tick for cancellations, and halfway to the wake-up for new timeouts, so
-		// that a stream of them is taken in bulk before anything in it can fall due.
+		// What came in while the worker was awake did not ring: wake within a tick for
+		// cancellations, and for a stream of new timeouts halfway to the wake-up (16 ticks at
+		// most), so that it is taken in bulk before anything in it can fall due.
 		long sleepUntil = wakeAt;
 		if (!this.cancellations.isEmpty()) {
 			sleepUntil = Math.min(sleepUntil, nextBoundary);
 		}
-		if (!this.incoming.isEmpty()) {
-			sleepUntil = Math.min(sleepUntil, now + Math.max(this.tickNanos,
-					Math.min((wakeAt - now) / 2, MAX_QUEUED_TICKS * this.tickNanos)));
+		boolean queued = !this.incoming.isEmpty();
+		if (queued && !streaming) {
+			// A few more, not yet a stream: take them now.
+			this.takeUntil = this.incoming.newest();
+			return;
 		}
-		if (sleepUntil < wakeAt && !replacePlan(sleepUntil, nextBoundary)) {
+		if (streaming) {
+			// On a tick boundary, as every planned wake-up: the plan's threshold counts on it.
+			long halfway = now + Math.max(this.tickNanos, Math.min((wakeAt - now) / 2, this.maxQueuedNanos));
+			sleepUntil = Math.min(sleepUntil, halfway / this.tickNanos * this.tickNanos);
+		}
+		if (sleepUntil < wakeAt && !replacePlan(sleepUntil, nextBoundary, false)) {
 			return;
 		}
 		endPass(now);
 		this.timer.ticker().park((sleepUntil == Long.MAX_VALUE) ? Long.MAX_VALUE : sleepUntil - now);
 		// A stray interrupt would make every later park return at once.
 		Thread.interrupted();
-		this.wakeUp.woke(this.timer.elapsedNanos() / this.tickNanos);
+		boolean rungByFirst = this.wakeUp.woke(this.timer.elapsedNanos() / this.tickNanos);
 		wokeUp();
+		this.streamBegun = rungByFirst;
 	}
 
 	/**
@@ -422,6 +456,8 @@ final class TimerWorker implements Runnable {
 	 */
 	private void wokeUp() {
 		this.threshold = WorkerWakeUp.RUNG;
+		this.takenSinceWake = 0;
+		this.streamBegun = false;
 		this.takeUntil = this.incoming.newest();
 		this.cancelledBefore = this.cancellations.offeredCount();
 	}
@@ -431,20 +467,25 @@ final class TimerWorker implements Runnable {
 		return (wakeAt == Long.MAX_VALUE) ? Long.MAX_VALUE : wakeAt - this.tickNanos;
 	}
 
-	/** The plan of a sleep until {@code wakeAt}: whether it outlasts the current tick decides what rings. */
-	private long plan(long wakeAt, long nextBoundary) {
-		return WorkerWakeUp.plan(threshold(wakeAt), wakeAt > nextBoundary);
+	/**
+	 * The plan of a sleep until {@code wakeAt}: cancellations ring if it outlasts the current tick,
+	 * and the first new timeout into an empty queue too if the queue was {@code quiet}.
+	 */
+	private long plan(long wakeAt, long nextBoundary, boolean quiet) {
+		return WorkerWakeUp.plan(threshold(wakeAt), wakeAt > nextBoundary, quiet && wakeAt > nextBoundary);
 	}
 
 	/**
 	 * Replaces the published plan with one that wakes no later.
 	 * @return {@code false} if a ring came first: the worker is wanted, and must not park
 	 */
-	private boolean replacePlan(long wakeAt, long nextBoundary) {
-		long plan = plan(wakeAt, nextBoundary);
-		if (!this.wakeUp.replace(this.plan, plan)) {
+	private boolean replacePlan(long wakeAt, long nextBoundary, boolean quiet) {
+		long plan = plan(wakeAt, nextBoundary, quiet);
+		long found = this.wakeUp.replace(this.plan, plan);
+		if (found != this.plan) {
 			this.threshold = WorkerWakeUp.RUNG;
 			this.wakeUp.rung(this.wheel.hand());
+			this.streamBegun |= WorkerWakeUp.rungByFirst(found);
 			return false;
 		}
 		this.plan = plan;

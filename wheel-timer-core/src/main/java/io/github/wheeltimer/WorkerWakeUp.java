@@ -8,14 +8,17 @@ import java.lang.invoke.VarHandle;
  * missing what must wake it sooner, and without being woken by what can wait.
  *
  * <p>Before it parks, the worker publishes its <em>plan</em>: a threshold, the latest deadline a
- * new timeout may have and still fall due before the worker's wake-up, and a flag that says the
- * sleep outlasts the current tick. A thread that has enqueued something reads the plan and rings
- * (unparks the worker) only if what it enqueued cannot wait:
+ * new timeout may have and still fall due before the worker's wake-up, and two flags. A thread
+ * that has enqueued something reads the plan and rings (unparks the worker) only if what it
+ * enqueued cannot wait:
  * <ul>
  * <li>a new timeout due at or before the threshold;</li>
- * <li>during a long sleep, a cancellation (a cancelled timeout is let go within about a tick) or
- * the first new timeout into an empty queue (the worker then sees a stream begin, and bounds how
- * long its timeouts wait);</li>
+ * <li>a cancellation, while {@code CANCELS_RING} says the sleep outlasts the current tick: a
+ * cancelled timeout is let go within about a tick;</li>
+ * <li>the first new timeout into an empty queue, while {@code FIRST_RINGS} says the sleep is long
+ * and the queue was quiet: the worker then sees a stream begin, and comes back for it halfway to
+ * its wake-up. The flag stays off while a stream goes on, so that a worker which takes the queue
+ * empty is not rung by the next timeout of the same stream;</li>
  * <li>a question, or a timeout taken back after a stop.</li>
  * </ul>
  * Everything else stays in the queues until the worker wakes as planned, and is then taken in
@@ -37,8 +40,16 @@ final class WorkerWakeUp {
 	/** No plan: nothing rings. */
 	static final long RUNG = Long.MIN_VALUE;
 
-	/** Plan flag: the sleep outlasts the current tick. */
-	private static final long LONG_SLEEP = 1;
+	/** No plan, as RUNG, and the last ring was the first new timeout into an empty queue. */
+	private static final long RUNG_BY_FIRST = Long.MIN_VALUE + 4;
+
+	/** Plan flag: a cancellation rings. */
+	private static final long CANCELS_RING = 1;
+
+	/** Plan flag: the first new timeout into an empty queue rings. */
+	private static final long FIRST_RINGS = 2;
+
+	private static final long FLAGS = CANCELS_RING | FIRST_RINGS;
 
 	private static final VarHandle PLAN;
 
@@ -55,7 +66,7 @@ final class WorkerWakeUp {
 
 	private volatile Thread worker;
 
-	/** The threshold rounded up to an even number, with the flag in its lowest bit; or RUNG. */
+	/** The threshold rounded up past the flags' bits, with the flags in them; or RUNG. */
 	private volatile long plan = RUNG;
 
 	/** The tick in which the worker was last woken by a ring, to spot a second one. */
@@ -75,29 +86,32 @@ final class WorkerWakeUp {
 	/** Any thread, after it enqueued a new timeout due at {@code deadline}. */
 	void scheduled(long deadline, boolean intoEmptyQueue) {
 		long plan = this.plan;
-		if (deadline <= plan || (intoEmptyQueue && (plan & LONG_SLEEP) != 0)) {
-			ring(plan);
+		if (deadline <= plan) {
+			ring(plan, RUNG);
+		}
+		else if (intoEmptyQueue && (plan & FIRST_RINGS) != 0) {
+			ring(plan, RUNG_BY_FIRST);
 		}
 	}
 
 	/** Any thread, after it enqueued a cancelled timeout. */
 	void cancelled() {
 		long plan = this.plan;
-		if ((plan & LONG_SLEEP) != 0) {
-			ring(plan);
+		if ((plan & CANCELS_RING) != 0) {
+			ring(plan, RUNG);
 		}
 	}
 
 	/** Any thread, after it asked the worker something or took a timeout back from it. */
 	void ring() {
 		long plan = this.plan;
-		if (plan != RUNG) {
-			ring(plan);
+		if (plan != RUNG && plan != RUNG_BY_FIRST) {
+			ring(plan, RUNG);
 		}
 	}
 
-	private void ring(long plan) {
-		if (PLAN.compareAndSet(this, plan, RUNG)) {
+	private void ring(long plan, long rung) {
+		if (PLAN.compareAndSet(this, plan, rung)) {
 			this.ticker.unpark(this.worker);
 		}
 	}
@@ -113,15 +127,15 @@ final class WorkerWakeUp {
 	}
 
 	/**
-	 * Worker: the plan for a threshold and a sleep that does or does not outlast the current tick.
-	 * Rounding the threshold up makes a ring for a deadline 1 ns past it at worst, never a missed
-	 * one; {@link Long#MAX_VALUE} (no wake-up planned) rings for everything.
+	 * Worker: the plan for a threshold and flags. Rounding the threshold up makes a ring for a
+	 * deadline up to 3 ns past it at worst, never a missed one; {@link Long#MAX_VALUE} (no wake-up
+	 * planned) rings for everything.
 	 */
-	static long plan(long threshold, boolean longSleep) {
-		if (threshold >= Long.MAX_VALUE - 1) {
+	static long plan(long threshold, boolean cancelsRing, boolean firstRings) {
+		if (threshold > Long.MAX_VALUE - FLAGS) {
 			return Long.MAX_VALUE;
 		}
-		return ((threshold + 1) & ~LONG_SLEEP) | (longSleep ? LONG_SLEEP : 0);
+		return ((threshold + FLAGS) & ~FLAGS) | (cancelsRing ? CANCELS_RING : 0) | (firstRings ? FIRST_RINGS : 0);
 	}
 
 	/** Worker, awake (the plan is RUNG): publishes a plan; the caller then reads its queues. */
@@ -130,21 +144,30 @@ final class WorkerWakeUp {
 	}
 
 	/**
-	 * Worker: replaces the plan it published with one that wakes it no later.
-	 * @return {@code false} if a ring came first (the worker must not park on it)
+	 * Worker: replaces the plan it published with one that wakes no later.
+	 * @return the plan found: {@code published} if replaced, otherwise what a ring left there (the
+	 * worker must not park then)
 	 */
-	boolean replace(long published, long plan) {
-		return PLAN.compareAndSet(this, published, plan);
+	long replace(long published, long plan) {
+		return (long) PLAN.compareAndExchange(this, published, plan);
 	}
 
 	/**
 	 * Worker, after a park returns: takes the plan back (nothing rings until the next one), and
 	 * notes whether a ring woke it.
+	 * @return whether the ring was the first new timeout into an empty queue: a stream may begin
 	 */
-	void woke(long tick) {
-		if ((long) PLAN.getAndSet(this, RUNG) == RUNG) {
+	boolean woke(long tick) {
+		long plan = (long) PLAN.getAndSet(this, RUNG);
+		if (plan == RUNG || plan == RUNG_BY_FIRST) {
 			rung(tick);
 		}
+		return plan == RUNG_BY_FIRST;
+	}
+
+	/** Whether a plan found by {@link #replace} was left by a first new timeout's ring. */
+	static boolean rungByFirst(long plan) {
+		return plan == RUNG_BY_FIRST;
 	}
 
 	/**
