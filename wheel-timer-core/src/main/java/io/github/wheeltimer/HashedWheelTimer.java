@@ -735,10 +735,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	}
 
 	/**
-	 * Runs a due timeout's task, on the worker thread or the task executor's, and counts how it
-	 * ended: the one way a task runs. Off the worker, marks the thread as running a task of this
-	 * timer meanwhile, so that the task cannot deadlock by stopping its own timer (on the worker,
-	 * the thread itself tells).
+	 * Runs a due timeout's task handed to the task executor, on whichever thread the executor runs
+	 * it, and counts how it ended. Off the worker, marks the thread as running a task of this timer meanwhile, so
+	 * that the task cannot deadlock by stopping its own timer (on the worker, the thread itself
+	 * tells). The worker runs its own tasks through {@link #runCountingFailure} directly, and
+	 * counts their completions a batch at a time.
 	 */
 	void runTask(HashedWheelTimeout timeout) {
 		boolean onWorker = Thread.currentThread() == this.workerThread;
@@ -748,17 +749,14 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			taskRunningFor.set(this);
 		}
 		try {
-			timeout.task.run(timeout);
-			if (onWorker) {
-				this.counters.completedOnWorker(1);
+			if (runCountingFailure(timeout)) {
+				if (onWorker) {
+					this.counters.completedOnWorker(1);
+				}
+				else {
+					this.counters.completed.increment();
+				}
 			}
-			else {
-				this.counters.completed.increment();
-			}
-		}
-		catch (Throwable ex) {
-			this.counters.failed.increment();
-			warn(() -> "Task of " + timeout + " threw an exception", ex);
 		}
 		finally {
 			if (outer != null) {
@@ -767,6 +765,23 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			else if (!onWorker) {
 				taskRunningFor.remove();
 			}
+		}
+	}
+
+	/**
+	 * Runs a due timeout's task on this thread: the one way a task runs. A failure is counted and
+	 * logged here; the caller counts a completion, as it knows where the task ran.
+	 * @return whether the task returned normally
+	 */
+	boolean runCountingFailure(HashedWheelTimeout timeout) {
+		try {
+			timeout.task.run(timeout);
+			return true;
+		}
+		catch (Throwable ex) {
+			this.counters.failed.increment();
+			warn(() -> "Task of " + timeout + " threw an exception", ex);
+			return false;
 		}
 	}
 

@@ -113,17 +113,11 @@ final class TimerWorker implements Runnable {
 	/** The threshold of the published plan, or RUNG when none stands. */
 	private long threshold = WorkerWakeUp.RUNG;
 
-	/** The published plan, as WorkerWakeUp encodes it. */
-	private long plan = WorkerWakeUp.RUNG;
-
 	/** A question waits for the take that precedes its answer. */
 	private boolean answering;
 
 	/** New timeouts taken since the worker last woke. */
 	private long takenSinceWake;
-
-	/** The first new timeout into an empty queue rang since the worker last woke. */
-	private boolean streamBegun;
 
 	TimerWorker(HashedWheelTimer timer, TimerCounters counters, ChunkedMpscQueue<HashedWheelTimeout> cancellations,
 			Wheel wheel, long tickNanos, Executor taskExecutor, Ticker ticker) {
@@ -345,7 +339,10 @@ final class TimerWorker implements Runnable {
 			this.batch.end(this.timer.elapsedNanos());
 		}
 		if (this.taskExecutor == null) {
-			runHere(timeout);
+			// A completion counts with the fire batch; a failure at once (rare, and logged anyway).
+			if (this.timer.runCountingFailure(timeout)) {
+				this.batch.completed();
+			}
 			return;
 		}
 		try {
@@ -354,21 +351,6 @@ final class TimerWorker implements Runnable {
 		catch (Throwable ex) {
 			this.counters.failed.increment();
 			HashedWheelTimer.warn(() -> "Task executor refused " + timeout, ex);
-		}
-	}
-
-	/**
-	 * Runs a due timeout's task on this thread. Its completion is counted with the fire batch; a
-	 * failure at once (it is rare, and logged anyway).
-	 */
-	private void runHere(HashedWheelTimeout timeout) {
-		try {
-			timeout.task.run(timeout);
-			this.batch.completed();
-		}
-		catch (Throwable ex) {
-			this.counters.failed.increment();
-			HashedWheelTimer.warn(() -> "Task of " + timeout + " threw an exception", ex);
 		}
 	}
 
@@ -395,7 +377,7 @@ final class TimerWorker implements Runnable {
 		// must not be rung by the next of them (that ring would come again and again), and comes
 		// back for them halfway to its wake-up instead.
 		boolean rungTwice = !this.wakeUp.mayRing(hand);
-		boolean streaming = (this.streamBegun && rungTwice) || this.takenSinceWake >= STREAM;
+		boolean streaming = (this.wakeUp.rungByFirst() && rungTwice) || this.takenSinceWake >= STREAM;
 		if (rungTwice && !streaming) {
 			// Rung twice in this tick, and not by a stream (whose plan below rings no more for it).
 			wakeAt = Math.min(wakeAt, nextBoundary);
@@ -404,7 +386,7 @@ final class TimerWorker implements Runnable {
 		if (threshold > this.threshold) {
 			// A later wake-up than the plan the queue's newer timeouts were compared with (or no
 			// plan at all): they are taken first, as any of them may fall due before it.
-			this.wakeUp.publish(this.plan = plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
+			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
 			this.threshold = threshold;
 			this.takeUntil = this.incoming.newest();
 			boolean more = transferIncoming();
@@ -445,9 +427,8 @@ final class TimerWorker implements Runnable {
 		this.timer.ticker().park((sleepUntil == Long.MAX_VALUE) ? Long.MAX_VALUE : sleepUntil - now);
 		// A stray interrupt would make every later park return at once.
 		Thread.interrupted();
-		boolean rungByFirst = this.wakeUp.woke(this.timer.elapsedNanos() / this.tickNanos);
+		this.wakeUp.woke(this.timer.elapsedNanos() / this.tickNanos);
 		wokeUp();
-		this.streamBegun = rungByFirst;
 	}
 
 	/**
@@ -457,7 +438,6 @@ final class TimerWorker implements Runnable {
 	private void wokeUp() {
 		this.threshold = WorkerWakeUp.RUNG;
 		this.takenSinceWake = 0;
-		this.streamBegun = false;
 		this.takeUntil = this.incoming.newest();
 		this.cancelledBefore = this.cancellations.offeredCount();
 	}
@@ -480,15 +460,10 @@ final class TimerWorker implements Runnable {
 	 * @return {@code false} if a ring came first: the worker is wanted, and must not park
 	 */
 	private boolean replacePlan(long wakeAt, long nextBoundary, boolean quiet) {
-		long plan = plan(wakeAt, nextBoundary, quiet);
-		long found = this.wakeUp.replace(this.plan, plan);
-		if (found != this.plan) {
+		if (!this.wakeUp.replace(plan(wakeAt, nextBoundary, quiet), this.wheel.hand())) {
 			this.threshold = WorkerWakeUp.RUNG;
-			this.wakeUp.rung(this.wheel.hand());
-			this.streamBegun |= WorkerWakeUp.rungByFirst(found);
 			return false;
 		}
-		this.plan = plan;
 		this.threshold = threshold(wakeAt);
 		return true;
 	}

@@ -75,6 +75,12 @@ final class WorkerWakeUp {
 	/** The worker plans no ringing sleep before this tick (it was rung awake twice in one tick). */
 	private long suppressedUntil = -1;
 
+	/** The plan the worker published last (RUNG once it took it back). */
+	private long published = RUNG;
+
+	/** The last ring was the first new timeout into an empty queue: a stream may begin. */
+	private boolean rungByFirst;
+
 	WorkerWakeUp(Ticker ticker) {
 		this.ticker = ticker;
 	}
@@ -141,40 +147,49 @@ final class WorkerWakeUp {
 	/** Worker, awake (the plan is RUNG): publishes a plan; the caller then reads its queues. */
 	void publish(long plan) {
 		this.plan = plan;
+		this.published = plan;
 	}
 
 	/**
-	 * Worker: replaces the plan it published with one that wakes no later.
-	 * @return the plan found: {@code published} if replaced, otherwise what a ring left there (the
-	 * worker must not park then)
+	 * Worker: replaces the plan it published with one that wakes no later, unless a ring came
+	 * first; a ring is noted as one that woke it, during {@code tick}.
+	 * @return whether the plan was replaced (if not, the worker must not park on it)
 	 */
-	long replace(long published, long plan) {
-		return (long) PLAN.compareAndExchange(this, published, plan);
+	boolean replace(long plan, long tick) {
+		long found = (long) PLAN.compareAndExchange(this, this.published, plan);
+		if (found != this.published) {
+			this.published = RUNG;
+			rung(tick, found);
+			return false;
+		}
+		this.published = plan;
+		return true;
 	}
 
 	/**
 	 * Worker, after a park returns: takes the plan back (nothing rings until the next one), and
 	 * notes whether a ring woke it.
-	 * @return whether the ring was the first new timeout into an empty queue: a stream may begin
 	 */
-	boolean woke(long tick) {
+	void woke(long tick) {
 		long plan = (long) PLAN.getAndSet(this, RUNG);
+		this.published = RUNG;
+		this.rungByFirst = false;
 		if (plan == RUNG || plan == RUNG_BY_FIRST) {
-			rung(tick);
+			rung(tick, plan);
 		}
-		return plan == RUNG_BY_FIRST;
 	}
 
-	/** Whether a plan found by {@link #replace} was left by a first new timeout's ring. */
-	static boolean rungByFirst(long plan) {
-		return plan == RUNG_BY_FIRST;
+	/** Worker: whether a ring since it last woke was the first new timeout into an empty queue. */
+	boolean rungByFirst() {
+		return this.rungByFirst;
 	}
 
 	/**
-	 * Worker: a ring woke it, or came before it could park; the second in one tick suppresses
+	 * A ring woke the worker, or came before it could park; the second in one tick suppresses
 	 * ringing sleeps for the rest of the tick.
 	 */
-	void rung(long tick) {
+	private void rung(long tick, long rung) {
+		this.rungByFirst |= rung == RUNG_BY_FIRST;
 		if (tick == this.lastRingTick) {
 			this.suppressedUntil = tick + 1;
 		}
