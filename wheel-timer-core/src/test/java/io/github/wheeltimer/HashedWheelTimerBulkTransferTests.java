@@ -147,10 +147,15 @@ class HashedWheelTimerBulkTransferTests {
 					reads.incrementAndGet();
 				}
 			});
+			reader.setDaemon(true);
 			reader.start();
-			assertThat(fired.await(30, TimeUnit.SECONDS)).isTrue();
-			done.set(true);
-			reader.join();
+			try {
+				assertThat(fired.await(30, TimeUnit.SECONDS)).isTrue();
+			}
+			finally {
+				done.set(true);
+				reader.join(10_000);
+			}
 			assertThat(broken.get()).as("a read whose counters do not add up").isNull();
 			assertThat(reads.get()).isPositive();
 		}

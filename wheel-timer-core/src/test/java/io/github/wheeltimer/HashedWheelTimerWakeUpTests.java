@@ -150,8 +150,11 @@ class HashedWheelTimerWakeUpTests {
 			this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5)).cancel();
 		}
 		this.ticker.awaitIdle();
-		// Two signalled wake-ups in one tick, then an unarmed sleep to the boundary.
-		assertThat(this.ticker.parkCount() - parks).isLessThanOrEqualTo(3);
+		// Two signalled wake-ups in one tick, then a sleep that rings for nothing new. If the
+		// worker has taken the schedules as a stream, that sleep ends halfway rather than at the
+		// boundary, and a cancel may still ring it once (a cancel is let go within a tick): one
+		// more wake-up, after which the sleep ends at the boundary and rings for nothing.
+		assertThat(this.ticker.parkCount() - parks).isLessThanOrEqualTo(4);
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
 		assertThat(this.timer.snapshot().buckets()).isEmpty();
