@@ -37,7 +37,7 @@ public interface DurableCallsOperations {
 	/**
 	 * Reads a page of calls.
 	 * @param methodId only this method id's, or {@code null}
-	 * @param key only those made with this key (needs the method id), or {@code null}
+	 * @param key only those made with this key (of any method without a method id), or {@code null}
 	 * @param state only those in this state ({@code PENDING}, {@code CLAIMED}, {@code RUNNING},
 	 * {@code FAILED}), or {@code null}
 	 * @param page the page, from 0

@@ -248,7 +248,8 @@ public class WheelTimerEndpoint {
 	 * @param section {@code durable}
 	 * @param list {@code failed} or {@code calls}
 	 * @param method only the calls of this durable method id, or {@code null} for all
-	 * @param key only the calls made with this key (needs {@code method}), or {@code null}
+	 * @param key only the calls made with this key, of every method unless {@code method} is given,
+	 * or {@code null}
 	 * @param state only the calls in this state ({@code PENDING}, {@code CLAIMED}, {@code RUNNING},
 	 * {@code FAILED}), or {@code null}
 	 * @param page the page, from 0 ({@code null}: 0)

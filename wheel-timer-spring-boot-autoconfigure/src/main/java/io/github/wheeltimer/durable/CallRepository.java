@@ -199,7 +199,7 @@ public interface CallRepository {
 	 *
 	 * @param methodId only this method's
 	 * @param key only those made with this key: the waiting call that holds it, and running or
-	 * failed ones made with it; needs {@code methodId}
+	 * failed ones made with it; of every method when {@code methodId} is {@code null}
 	 * @param state only those in this state
 	 */
 	record Filter(@Nullable String methodId, @Nullable String key, @Nullable CallState state) {

@@ -158,8 +158,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * @param page the page, from 0
 	 * @param size the most calls on a page, 1 to {@value #MAX_PAGE}
 	 * @return the page
-	 * @throws IllegalArgumentException if the page or its size is out of range, or a key is given
-	 * without a method id
+	 * @throws IllegalArgumentException if the page or its size is out of range
 	 * @throws DataAccessException if the database cannot be reached
 	 */
 	public CallPage list(CallRepository.Filter filter, int page, int size) {
@@ -168,9 +167,6 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		}
 		if (size < 1 || size > MAX_PAGE) {
 			throw new IllegalArgumentException("size must be between 1 and " + MAX_PAGE + ", was " + size);
-		}
-		if (filter.key() != null && filter.methodId() == null) {
-			throw new IllegalArgumentException("A key names calls of one method: give the method id too");
 		}
 		long offset = (long) page * size;
 		if (offset > Integer.MAX_VALUE) {

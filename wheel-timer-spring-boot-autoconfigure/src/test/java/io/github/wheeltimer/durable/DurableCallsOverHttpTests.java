@@ -2,6 +2,7 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 
@@ -91,6 +92,20 @@ abstract class DurableCallsOverHttpTests {
 	}
 
 	@Test
+	void aKeyAloneFindsTheCallsMadeWithItInEveryMethod() {
+		String key = "o-" + UUID.randomUUID();
+		this.orders.remind(new Order(key, 10));
+		this.orders.expire(key);
+		this.orders.remind(new Order("o-" + UUID.randomUUID(), 20));
+		DocumentContext found = read(CALLS + "?key=" + key);
+		assertThat(found.read("$.total", Integer.class)).isEqualTo(2);
+		assertThat(found.<List<String>>read("$.calls[*].methodId")).containsExactlyInAnyOrder("orders.remind",
+				"orders.expire");
+		assertThat(found.<List<String>>read("$.calls[*].key")).containsOnly(key);
+		assertThat(read(CALLS + "?method=orders.expire&key=" + key).read("$.total", Integer.class)).isEqualTo(1);
+	}
+
+	@Test
 	void aFailedCallShowsItsErrorAndArgumentsAndRunsAgainFromItsPage() {
 		String key = "o-" + UUID.randomUUID();
 		this.orders.explode(key);
@@ -158,8 +173,6 @@ abstract class DurableCallsOverHttpTests {
 		bad(this.client.get().uri(CALLS + "?state=LOST").exchange().expectStatus(),
 				"state must be one of [PENDING, CLAIMED, RUNNING, FAILED], was 'LOST'");
 		bad(this.client.get().uri(CALLS + "?size=0").exchange().expectStatus(), "size must be between 1 and 200, was 0");
-		bad(this.client.get().uri(CALLS + "?key=o-1").exchange().expectStatus(),
-				"A key names calls of one method: give the method id too");
 		bad(this.client.get().uri(CALLS + "/42").exchange().expectStatus(),
 				"A durable call's id is a UUID, such as 0b6f0e1c-4c1e-4e8b-9a4f-2d0c5c3e1a7b; was '42'");
 		String id = UUID.randomUUID().toString();
