@@ -16,6 +16,7 @@ const search = { method: '', key: '', state: '', page: 0, total: 0 };
 const openDetails = new Set();
 let writable = true;
 let knownMethods = '';
+let listsError = null;
 
 /** Whether the buttons that change calls are offered: not on a read-only endpoint. */
 export function setWritable(value) {
@@ -146,10 +147,6 @@ export async function refreshLists() {
 	if ($('durable-on').hidden) {
 		return;
 	}
-	if (search.key && !search.method) {
-		say('A key belongs to a method: choose the method too.', 'error');
-		return;
-	}
 	try {
 		const [found, failed] = await Promise.all([
 			read(['durable', 'calls'], {
@@ -159,6 +156,7 @@ export async function refreshLists() {
 		]);
 		applicationNow(found.now);
 		search.total = found.total;
+		clearListsError();
 		drawCalls($('search-results'), found.calls || [], 'no call matches', false);
 		drawCalls($('failed-calls'), failed.calls || [], 'no failed calls', true);
 		const first = found.total === 0 ? 0 : search.page * PAGE_SIZE + 1;
@@ -173,8 +171,17 @@ export async function refreshLists() {
 		$('page-next').disabled = last >= found.total;
 	}
 	catch (error) {
-		say(`Could not list the durable calls: ${error.message}`, 'error');
+		listsError = `Could not list the durable calls: ${error.message}`;
+		say(listsError, 'error');
 	}
+}
+
+/** Clears the status line if it still shows the lists' last failure, which a read just mended. */
+function clearListsError() {
+	if (listsError && $('status').textContent === listsError) {
+		say('');
+	}
+	listsError = null;
 }
 
 function drawCalls(body, calls, emptyText, failedList) {
@@ -333,7 +340,8 @@ async function act(doing, work, done) {
 
 function runNow(call) {
 	return act(`Run ${describeCall(call)} now`, () => change('POST', ['durable', 'calls', call.id], { action: 'run' }),
-		(moved) => `${describeCall(call)} is due now (new id ${moved.id}): the next poll puts it on a wheel.`);
+		(moved) => `${describeCall(call)} is due now (new id ${moved.id}): it runs on the next tick of the instance`
+			+ ' that took the change, or at the next poll of one that knows the method if that instance does not.');
 }
 
 function requeue(call) {

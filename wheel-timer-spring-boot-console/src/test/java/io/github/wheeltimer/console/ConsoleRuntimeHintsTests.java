@@ -23,6 +23,12 @@ class ConsoleRuntimeHintsTests {
 		assertThat(RuntimeHintsPredicates.resource().forResource(ConsolePage.TEMPLATE)).accepts(this.hints);
 	}
 
+	@Test
+	void theAccessRoutesAnswerCanBeWrittenInTheImage() {
+		assertThat(RuntimeHintsPredicates.reflection().onType(ConsoleAccess.Answer.class)).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection().onType(ConsoleAccess.Csrf.class)).accepts(this.hints);
+	}
+
 	@ParameterizedTest
 	@ValueSource(strings = { "console.js", "console.css", "api.js", "dom.js", "durable.js", "wheel.js", "wheel.css" })
 	void everyScriptAndStyleIsInTheImage(String file) {
