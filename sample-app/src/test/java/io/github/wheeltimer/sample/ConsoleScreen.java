@@ -17,7 +17,7 @@ import org.openqa.selenium.WebElement;
  * The operator console at {@code /wheel-timer/}, as the browser tests drive it: through its
  * buttons, forms and dialogs, found by the ids and data attributes the console keeps for them.
  */
-final class ConsoleScreen implements AutoCloseable {
+public final class ConsoleScreen implements AutoCloseable {
 
 	/** Where the README's screenshots go, from the sample's directory: the repository's docs. */
 	static final Path SCREENSHOTS = Path.of("..", "docs", "images");
@@ -26,22 +26,27 @@ final class ConsoleScreen implements AutoCloseable {
 
 	private final int port;
 
-	ConsoleScreen(int port) {
+	public ConsoleScreen(int port) {
 		this.port = port;
 	}
 
+	/** The browser, for what surrounds the console: the application's sign-in page, its cookies. */
+	public WebDriver browser() {
+		return this.browser;
+	}
+
 	/** Opens the console on a tab: {@code timers}, {@code durable} or {@code instances}. */
-	ConsoleScreen open(String tab) {
+	public ConsoleScreen open(String tab) {
 		this.browser.get("http://localhost:" + this.port + "/wheel-timer/#" + tab);
 		return this;
 	}
 
-	void showTab(String tab) {
+	public void showTab(String tab) {
 		this.browser.findElement(By.id("tab-" + tab)).click();
 	}
 
 	/** Finds the calls of a method with a key, through the search form. */
-	void search(String method, String key) {
+	public void search(String method, String key) {
 		WebElement methodInput = this.browser.findElement(By.id("search-method"));
 		methodInput.clear();
 		methodInput.sendKeys(method);
@@ -52,29 +57,29 @@ final class ConsoleScreen implements AutoCloseable {
 	}
 
 	/** The rows of a table of calls ({@code search-results} or {@code failed-calls}), cells separated by tabs. */
-	List<String> calls(String table) {
+	public List<String> calls(String table) {
 		return all("#" + table + " tr[data-call]", "innerText");
 	}
 
 	/** The text of the row a table shows when it has no call. */
-	String emptyText(String table) {
+	public String emptyText(String table) {
 		return script("return document.querySelector(`#${arguments[0]} tr.empty`)?.innerText ?? '';", table);
 	}
 
 	/** Clicks a button of the call with this key in a table: {@code run}, {@code cancel}, {@code requeue}... */
-	void act(String table, String key, String action) {
+	public void act(String table, String key, String action) {
 		row(table, key).findElement(By.cssSelector("button[data-action='" + action + "']")).click();
 	}
 
 	/** Opens the details of the call with this key, and returns them. */
-	String details(String table, String key) {
+	public String details(String table, String key) {
 		WebElement row = row(table, key);
 		row.findElement(By.cssSelector("button[aria-expanded]")).click();
 		return script("return arguments[0].nextElementSibling.innerText;", row);
 	}
 
 	/** The actions offered on the call with this key. */
-	List<String> actions(String table, String key) {
+	public List<String> actions(String table, String key) {
 		return script("return Array.from(arguments[0].querySelectorAll('button[data-action]'), (b) => b.dataset.action);",
 				row(table, key));
 	}
@@ -87,17 +92,17 @@ final class ConsoleScreen implements AutoCloseable {
 			.orElseThrow(() -> new AssertionError("No call with key " + key + " in #" + table + ": " + calls(table)));
 	}
 
-	boolean dialogOpen() {
+	public boolean dialogOpen() {
 		return script("return document.getElementById('confirm').open;");
 	}
 
-	String dialogText() {
+	public String dialogText() {
 		return script("return document.getElementById('confirm-title').innerText + ' ' "
 				+ "+ document.getElementById('confirm-text').innerText;");
 	}
 
 	/** Answers the open confirmation: the destructive button, or "Keep it". */
-	void confirm(boolean ok) {
+	public void confirm(boolean ok) {
 		this.browser.findElement(By.id(ok ? "confirm-ok" : "confirm-keep")).click();
 	}
 
@@ -105,7 +110,7 @@ final class ConsoleScreen implements AutoCloseable {
 	 * Opens the reschedule dialog of the call with this key, moves the time it shows (the call's due
 	 * time) by some minutes, and confirms.
 	 */
-	void reschedule(String table, String key, int minutes) {
+	public void reschedule(String table, String key, int minutes) {
 		act(table, key, "reschedule");
 		script("""
 				const input = document.getElementById('reschedule-at');
@@ -121,7 +126,7 @@ final class ConsoleScreen implements AutoCloseable {
 	 * Answers the console's changes (its POSTs and DELETEs to the endpoint) with this status and
 	 * body from now on, as a refusing server or Spring Security would; its reads go through.
 	 */
-	void answerChangesWith(int status, String body) {
+	public void answerChangesWith(int status, String body) {
 		script("""
 				const [status, body] = arguments;
 				const fetched = window.fetch;
@@ -131,31 +136,31 @@ final class ConsoleScreen implements AutoCloseable {
 	}
 
 	/** The status line, where the console says what a change did or why it was refused. */
-	String status() {
+	public String status() {
 		return text("status");
 	}
 
-	String text(String id) {
+	public String text(String id) {
 		return script("return document.getElementById(arguments[0]).innerText;", id);
 	}
 
-	boolean displayed(String id) {
+	public boolean displayed(String id) {
 		return this.browser.findElement(By.id(id)).isDisplayed();
 	}
 
 	/** The labels of the buttons that would change something and that a user can see. */
-	List<String> visibleChangeButtons() {
+	public List<String> visibleChangeButtons() {
 		return script("return Array.from(document.querySelectorAll('[data-write]'))"
 				+ ".filter((b) => b.offsetParent !== null).map((b) => b.innerText);");
 	}
 
 	/** The rows of the table of methods no live instance knows. */
-	List<String> unknownMethods() {
+	public List<String> unknownMethods() {
 		return all("#unknown-methods tr:not(.empty)", "innerText");
 	}
 
 	/** Clicks the delete button of a method no live instance knows. */
-	void deleteUnknownMethod(String methodId) {
+	public void deleteUnknownMethod(String methodId) {
 		this.browser.findElements(By.cssSelector("#unknown-methods tr:not(.empty)"))
 			.stream()
 			.filter((row) -> row.findElement(By.cssSelector("td")).getText().equals(methodId))
@@ -166,16 +171,16 @@ final class ConsoleScreen implements AutoCloseable {
 	}
 
 	/** The rows of the instances' table. */
-	List<String> instances() {
+	public List<String> instances() {
 		return all("#instances tr:not(.empty)", "innerText");
 	}
 
 	/** The next timeouts the timers tab lists, one per row, empty rows left out. */
-	List<String> nextTimeouts() {
+	public List<String> nextTimeouts() {
 		return all("#next-timeouts tr", "innerText").stream().filter((row) -> !row.isBlank()).toList();
 	}
 
-	int timeoutsOnTheRings() {
+	public int timeoutsOnTheRings() {
 		return all("#wheel path.occupied", "dataset.timeouts").stream().mapToInt(Integer::parseInt).sum();
 	}
 
@@ -191,7 +196,7 @@ final class ConsoleScreen implements AutoCloseable {
 	 * The elements wider than the window, which make a phone scroll sideways; none on a page that
 	 * fits. (Wide tables scroll inside their own box instead.)
 	 */
-	List<String> elementsWiderThanTheWindow() {
+	public List<String> elementsWiderThanTheWindow() {
 		return script("""
 				const width = document.documentElement.clientWidth;
 				const wider = Array.from(document.querySelectorAll('body *'))
@@ -203,11 +208,11 @@ final class ConsoleScreen implements AutoCloseable {
 				return page > width ? [...wider, `the page: ${page} px wide in a window of ${width}`] : wider;""");
 	}
 
-	void scrollTo(String id) {
+	public void scrollTo(String id) {
 		script("document.getElementById(arguments[0]).scrollIntoView({ block: 'start' });", id);
 	}
 
-	void windowSize(int width, int height) {
+	public void windowSize(int width, int height) {
 		this.browser.manage().window().setSize(new Dimension(width, height));
 	}
 
@@ -215,7 +220,7 @@ final class ConsoleScreen implements AutoCloseable {
 	 * Saves what the console shows as {@code docs/images/<name>.png} for the README, only when the
 	 * build asks for it ({@code -Dscreenshots=true}): a normal build leaves the tree as it was.
 	 */
-	void screenshotForReadme(String name) throws IOException {
+	public void screenshotForReadme(String name) throws IOException {
 		if (Boolean.getBoolean("screenshots")) {
 			Files.createDirectories(SCREENSHOTS);
 			Path shot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE).toPath();
@@ -224,7 +229,7 @@ final class ConsoleScreen implements AutoCloseable {
 	}
 
 	/** Keeps what the console showed last, for a human to look at: {@code target/<name>.png}. */
-	void screenshot(String name) throws IOException {
+	public void screenshot(String name) throws IOException {
 		Path shot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE).toPath();
 		Files.copy(shot, Path.of("target", name + ".png"), StandardCopyOption.REPLACE_EXISTING);
 	}

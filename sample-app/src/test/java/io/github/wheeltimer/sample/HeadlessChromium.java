@@ -24,7 +24,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * except on CI ({@code CI} set in the environment), where {@code .ci/run} installs them, so a
  * missing browser fails the test instead of passing it by skipping it.
  */
-final class HeadlessChromium implements ExecutionCondition {
+public final class HeadlessChromium implements ExecutionCondition {
 
 	static final String INSTALL_HINT = "install them with: sudo apt-get install chromium chromium-driver";
 
@@ -32,7 +32,7 @@ final class HeadlessChromium implements ExecutionCondition {
 
 	private static final Optional<Path> DRIVER = find("chromedriver");
 
-	static WebDriver start() {
+	public static WebDriver start() {
 		if (BROWSER.isEmpty() || DRIVER.isEmpty()) {
 			throw new IllegalStateException(missing() + "; " + INSTALL_HINT);
 		}
@@ -53,13 +53,13 @@ final class HeadlessChromium implements ExecutionCondition {
 	 * Reads a property of every element that matches, in one script: the pages redraw their lists
 	 * twice a second, so elements found by one call may be gone by the next.
 	 */
-	static List<String> all(WebDriver browser, String selector, String property) {
+	public static List<String> all(WebDriver browser, String selector, String property) {
 		return script(browser, "return Array.from(document.querySelectorAll(arguments[0]), (e) => String(e." + property
 				+ "));", selector);
 	}
 
 	@SuppressWarnings("unchecked")
-	static <T> T script(WebDriver browser, String script, Object... arguments) {
+	public static <T> T script(WebDriver browser, String script, Object... arguments) {
 		return (T) ((JavascriptExecutor) browser).executeScript(script, arguments);
 	}
 
