@@ -94,6 +94,15 @@ class ConsoleBrowserTests {
 		Order another = this.orders.create("a rug");
 		this.console.open("durable");
 
+		// By its key alone, in every method.
+		this.console.search("", order.id());
+		await().atMost(WAIT).untilAsserted(() -> {
+			assertThat(this.console.calls("search-results")).singleElement()
+				.satisfies((row) -> assertThat(row).startsWith(order.id() + "\t" + PaymentTimeouts.CANCEL_IF_UNPAID));
+			assertThat(this.console.text("search-summary")).isEqualTo("1 call with key " + order.id());
+		});
+		assertThat(this.console.status()).as("no error").isEmpty();
+
 		this.console.search(PaymentTimeouts.CANCEL_IF_UNPAID, order.id());
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.calls("search-results")).singleElement()
 			.satisfies((row) -> assertThat(row).startsWith(order.id() + "\t" + PaymentTimeouts.CANCEL_IF_UNPAID)

@@ -49,6 +49,21 @@ class WheelTimerConsoleAutoConfigurationTests {
 	}
 
 	@Test
+	void withSpringSecurityOnTheClassPathThePageAsksItForItsAccess() {
+		this.contextRunner.withPropertyValues("wheel-timer.console.enabled=true")
+			.run((context) -> assertThat(context).hasSingleBean(ConsoleAccess.Security.class));
+	}
+
+	@Test
+	void withoutSpringSecurityTheConsoleIsServedAllTheSame() {
+		this.contextRunner.withPropertyValues("wheel-timer.console.enabled=true")
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasBean("wheelTimerConsoleRoutes")
+				.doesNotHaveBean(ConsoleAccess.Security.class));
+	}
+
+	@Test
 	void consoleTakesAPathOfItsOwn() {
 		this.contextRunner.withPropertyValues("wheel-timer.console.enabled=true", "wheel-timer.console.path=/ops/timers")
 			.run((context) -> assertThat(context.getBean(WheelTimerConsoleProperties.class).getPath())
