@@ -33,11 +33,7 @@ class BasicAuthConsoleBrowserTests extends SecuredConsoleTests {
 		String order = order();
 		signInWithBasic(SecuredShop.SUPPORT);
 		findTheCapture(order);
-		cancel(order);
-		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).startsWith("Could not cancel "
-				+ describe(order) + ": refused by the application's security: support is signed in, but its rules do"
-				+ " not allow DELETE /actuator/wheeltimer/durable/calls/"));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).isPresent();
+		cancelIsRefusedForTheRolesOf(SecuredShop.SUPPORT, order);
 	}
 
 	/** The browser answers the challenge with the credentials of the address it was given. */

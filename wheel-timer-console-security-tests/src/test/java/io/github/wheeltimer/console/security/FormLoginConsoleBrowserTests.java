@@ -72,11 +72,7 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 		String order = order();
 		signInOnTheForm(SecuredShop.SUPPORT);
 		findTheCapture(order);
-		cancel(order);
-		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).startsWith("Could not cancel "
-				+ describe(order) + ": refused by the application's security: support is signed in, but its rules do"
-				+ " not allow DELETE /actuator/wheeltimer/durable/calls/"));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
+		cancelIsRefusedForTheRolesOf(SecuredShop.SUPPORT, order);
 	}
 
 	@Test

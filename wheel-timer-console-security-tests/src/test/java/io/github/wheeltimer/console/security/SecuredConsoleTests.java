@@ -93,6 +93,15 @@ abstract class SecuredConsoleTests {
 		this.console.confirm(true);
 	}
 
+	/** Cancels the call of this order, and sees the cancel refused for this user's roles. */
+	void cancelIsRefusedForTheRolesOf(String user, String order) {
+		cancel(order);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).startsWith("Could not cancel "
+				+ describe(order) + ": refused by the application's security: " + user + " is signed in, but its rules"
+				+ " do not allow DELETE /actuator/wheeltimer/durable/calls/"));
+		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
+	}
+
 	static String describe(String order) {
 		return Payments.CAPTURE + " [" + order + "]";
 	}
