@@ -9,6 +9,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
@@ -24,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Threads: polls run one at a time on the scheduler's poll thread, each arming the next when it
  * ends (or a refill bringing it forward, which runs only if it cancelled the armed one), so the
- * fields that only polls use need no lock. {@link #busy()} is read by a test's virtual clock.
+ * fields that only polls use need no lock. The closing thread stops them, then waits for the poll
+ * in progress to end ({@link #awaitPollEnded()}). {@link #busy()} is read by a test's virtual
+ * clock.
  */
 final class ClaimPoller {
 
@@ -73,6 +76,18 @@ final class ClaimPoller {
 	private final AtomicInteger polling = new AtomicInteger();
 
 	private volatile boolean running;
+
+	/**
+	 * Held by a poll from before its check of {@link #running} until its claimed calls are on
+	 * their wheels, so that the stop, once it has had this lock, knows that the drain finds every
+	 * call a poll claimed, and that no claim lands after it: a claim sent before the stop and
+	 * answered after its bulk release would take the released rows back (pending, and within the
+	 * horizon) onto a stopping instance, which would hand them back a second time. The whole poll,
+	 * not only its claims: the writes that waited for the database then have one retrier at a
+	 * time, the poll and then the stop, in order. The stop waits for it interruptibly: its budget
+	 * gives up on a poll the database holds.
+	 */
+	private final ReentrantLock pollInProgress = new ReentrantLock();
 
 	private volatile @Nullable Timeout nextPoll;
 
@@ -123,7 +138,10 @@ final class ClaimPoller {
 		this.scheduler.pollNow(() -> poll(false));
 	}
 
-	/** No poll starts from now on; one in progress claims no more. */
+	/**
+	 * No poll starts from now on; one in progress sends no further claim, but one already sent
+	 * still lands: {@link #awaitPollEnded()} waits for it.
+	 */
 	void stop() {
 		this.running = false;
 		Timeout next = this.nextPoll;
@@ -134,11 +152,23 @@ final class ClaimPoller {
 	}
 
 	/**
+	 * Waits, on the closing thread (or a thread of its budget), after {@link #stop()}, for the poll
+	 * in progress to end: from then on every call a poll claimed is held, and no poll claims any
+	 * more, since a later one finds {@code running} cleared under the same lock.
+	 * @throws InterruptedException if the wait was interrupted: a poll may still be in progress
+	 */
+	void awaitPollEnded() throws InterruptedException {
+		this.pollInProgress.lockInterruptibly();
+		this.pollInProgress.unlock();
+	}
+
+	/**
 	 * @param refill whether a backlog brought it forward: it only claims, unless a poll interval
 	 * passed since a poll did the rest (a long backlog brings every poll forward)
 	 */
 	private void poll(boolean refill) {
 		boolean wantRefill = false;
+		this.pollInProgress.lock();
 		try {
 			if (!this.running) {
 				return;
@@ -179,6 +209,7 @@ final class ClaimPoller {
 			}
 		}
 		finally {
+			this.pollInProgress.unlock();
 			armNextPoll();
 			if (wantRefill) {
 				this.held.wantRefill();

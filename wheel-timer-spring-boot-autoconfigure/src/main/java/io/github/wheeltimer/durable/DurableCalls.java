@@ -35,10 +35,13 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * monitoring asks.
  * <p>
  * Threads: {@link #start()}, {@link #stop()} and {@link #destroy()} run on the thread that
- * refreshes or closes the application. The stop waits for the calls it keeps (those due within a
- * poll interval) to pass their gates on the gate thread; from then on its statements, the
- * gates and the writes of the calls still running go through one {@link ShutdownBudget}, so
- * that a database gone away cannot hold the stop for longer than
+ * refreshes or closes the application. The stop first waits for the poll in progress on the poll
+ * thread, the only one that claims pending rows: a claim it sent must land before the stop's bulk
+ * release, which it would otherwise undo, so that each held call is handed back, and counted,
+ * once. It then waits for the calls it keeps (those due within a poll interval) to pass their
+ * gates on the gate thread; from the start of the stop its statements, that wait for the poll,
+ * the gates and the writes of the calls still running go through one
+ * {@link ShutdownBudget}, so that a database gone away cannot hold the stop for longer than
  * {@code wheel-timer.durable.shutdown-timeout}.
  */
 public final class DurableCalls implements DurableScheduling, SmartLifecycle, DisposableBean {
@@ -246,6 +249,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * other instances (or this application's next start) to run. Those due within a poll interval
 	 * run here first, on their tick, and this waits for them to start: handed back, they would
 	 * wait for another instance's next poll. Under a virtual clock everything goes back at once.
+	 * A poll in progress ends first, so that each call goes back, and is counted, once.
 	 * Once the database is known unreachable, or the shutdown timeout is spent, the rest is left to
 	 * the lease, as after a crash, and one WARN line says so.
 	 */
@@ -256,11 +260,20 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		}
 		this.running = false;
 		this.stopped = true;
+		// What is kept is what falls due within a poll interval of this moment: the wait for the poll
+		// below must not widen it, holding the close for calls that the others could run on time.
+		Instant stopping = this.clock.now();
 		this.poller.stop();
 		ShutdownBudget budget = this.writes.stopping();
+		// Before the drain: a claim the poll in progress sent lands on a wheel, where the drain finds
+		// it, and none lands after the release below, which it would undo (the rows it released are
+		// pending and within the horizon), making this stop hand them back, and count them, twice.
+		// Time on the database, so within the budget: a poll the database holds past it is left
+		// behind, and with it every statement of this stop (the lease then hands the rows on).
+		budget.run(this::awaitPollEnded);
 		// A database known unreachable would refuse their gates: nothing is kept to run here.
 		Instant keepUntil = (this.clock.system() && !this.problems.unreachable())
-				? this.clock.now().plus(this.settings.pollInterval()) : null;
+				? stopping.plus(this.settings.pollInterval()) : null;
 		Map<String, Integer> byMethod = new TreeMap<>();
 		this.held.drain(keepUntil).forEach((call) -> byMethod.merge(call.method().description(), 1, Integer::sum));
 		boolean interrupted = false;
@@ -303,6 +316,16 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	/** On a thread of the stop's budget, which interrupts it once the budget is spent. */
+	private void awaitPollEnded() {
+		try {
+			this.poller.awaitPollEnded();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

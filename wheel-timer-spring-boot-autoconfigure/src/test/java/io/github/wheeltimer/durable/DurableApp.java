@@ -28,13 +28,22 @@ public class DurableApp {
 
 	/** Starts an instance on {@code url} with the test settings, plus {@code extra} properties. */
 	public static ConfigurableApplicationContext start(String url, String... extra) {
+		return start(new Class<?>[0], url, extra);
+	}
+
+	/**
+	 * Starts an instance as {@link #start(String, String...)} does, with {@code hooks} among its
+	 * beans: a test's own, such as one that wraps the calls' repository.
+	 */
+	public static ConfigurableApplicationContext start(Class<?>[] hooks, String url, String... extra) {
 		String[] properties = { "spring.datasource.url=" + url, "spring.datasource.username=" + TestDatabases.user(url),
 				"spring.datasource.password=", "spring.datasource.hikari.maximum-pool-size=6",
 				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.horizon=1s",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
 				"wheel-timer.durable.lease=1s", "wheel-timer.durable.jdbc.initialize-schema=always",
 				"wheel-timer.shutdown.await-termination=5s", "spring.main.banner-mode=off" };
-		return new SpringApplicationBuilder(DurableApp.class).web(WebApplicationType.NONE)
+		return new SpringApplicationBuilder(DurableApp.class).sources(hooks)
+			.web(WebApplicationType.NONE)
 			.properties(properties)
 			.properties(extra)
 			.run();

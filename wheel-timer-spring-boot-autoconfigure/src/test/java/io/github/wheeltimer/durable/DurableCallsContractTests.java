@@ -60,7 +60,11 @@ abstract class DurableCallsContractTests {
 	}
 
 	ConfigurableApplicationContext start(String url, String... extra) {
-		ConfigurableApplicationContext context = DurableApp.start(url, extra);
+		return start(new Class<?>[0], url, extra);
+	}
+
+	ConfigurableApplicationContext start(Class<?>[] hooks, String url, String... extra) {
+		ConfigurableApplicationContext context = DurableApp.start(hooks, url, extra);
 		this.started.add(context);
 		return context;
 	}
@@ -172,6 +176,36 @@ abstract class DurableCallsContractTests {
 		// Each claimed once, unless a heartbeat starved past the 1 s lease on a loaded machine: then
 		// the gate refused the call (fenced), handed it back, and a later poll claimed it again.
 		assertThat(counts.claimed()).isEqualTo(5 + counts.fenced());
+	}
+
+	/**
+	 * The close comes while a poll waits at its claim statement. Were that claim to run after the
+	 * stop's bulk release, it would take the released rows back (pending, within the horizon) onto
+	 * a stopping instance, whose second release would hand them back, and count them, once more:
+	 * CI once saw 7 hand-backs for 5 calls.
+	 */
+	@Test
+	void aPollInProgressAtTheCloseClaimsNothingTheStopHandsBackSoEachCallGoesBackOnce() throws Exception {
+		String url = newDatabase();
+		// Due in 8 s, within a 10 s horizon: held from birth, and far from the stop's poll interval.
+		ConfigurableApplicationContext first = start(new Class<?>[] { PollClaimingAtTheStop.class }, url,
+				"wheel-timer.durable.horizon=10s");
+		for (int i = 0; i < 5; i++) {
+			first.getBean(Orders.class).expire("o-" + i);
+		}
+		DurableCalls firstCalls = first.getBean(DurableCalls.class);
+		assertThat(firstCalls.held()).isEqualTo(5);
+		PollClaimingAtTheStop race = first.getBean(PollClaimingAtTheStop.class);
+		race.arm();
+		race.awaitClaiming();
+		first.close();
+		DurableCalls.Counts counts = firstCalls.counts();
+		assertThat(counts.handedBack()).isEqualTo(5);
+		assertThat(counts.claimed()).isZero();
+		assertThat(jdbc(new JdbcTemplate(TestDatabases.dataSource(url)))).hasSize(5).allSatisfy((row) -> {
+			assertThat(row.get("state")).isEqualTo("PENDING");
+			assertThat(row.get("owner_id")).isNull();
+		});
 	}
 
 	@Test
