@@ -128,9 +128,9 @@ function send(method, target, body, headers) {
 async function sendWithToken(method, target, body) {
 	security = security || await askAccess();
 	let response = await sendEachForm(method, target, body);
-	if (response.status === 403 && security.csrf) {
-		// Every form refused: the token may have changed since it was read (signed in again, or a
-		// new session). Once, with a fresh one, if it is new.
+	if (response.status === 403) {
+		// Refused: the token may have changed since it was read (signed in again, or a new session),
+		// or none was read (the page was opened before signing in). Once more, with a new one.
 		const before = tokenIdentity(security);
 		security = await askAccess();
 		if (security.csrf && tokenIdentity(security) !== before) {
