@@ -97,11 +97,40 @@ export async function read(path = [], query) {
  */
 export async function change(method, path, body) {
 	const target = url(path);
-	const response = await sendWithToken(method, target, body);
+	const asked = { method, path: new URL(target).pathname };
+	security = security || await askAccess();
+	let response = await sendEachForm(method, target, body);
 	if (response.status === 403) {
-		throw await refusal(method, target, response);
+		// Refused: the token may have changed since it was read (signed in again, or a new session),
+		// or none was read (the page was opened before signing in). Once more with a new one; the
+		// same answer says why, if it is refused again.
+		const before = tokenIdentity(security);
+		security = await askAccess(asked);
+		if (security.csrf && tokenIdentity(security) !== before) {
+			response = await sendEachForm(method, target, body);
+			if (response.status === 403) {
+				security = await askAccess(asked);
+			}
+		}
+	}
+	if (response.status === 403) {
+		throw await refusal(response, security, asked);
 	}
 	return answer(response);
+}
+
+/**
+ * Whether the application's security lets the user change calls, asked of a typical change (a
+ * POST to a call) when the page opens: `{ secured, user, allowed }`, with `allowed` undefined
+ * when it cannot tell. Reads the CSRF token ahead of the first change, too.
+ */
+export async function changeAccess() {
+	const path = new URL(`${ENDPOINT}/durable/calls/00000000-0000-0000-0000-000000000000`, BASE).pathname;
+	const answer = await askAccess({ method: 'POST', path });
+	if (answer.csrf) {
+		security = answer;
+	}
+	return answer;
 }
 
 // ---- the application's security ----------------------------------------------------------------
@@ -113,7 +142,7 @@ export async function change(method, path, body) {
 // was refused.
 
 let security = null;      // the route's last answer; asked before the first change
-let csrfForm = 'token';   // the token's form the application took last: 'token' or 'stored'
+let csrfForm = null;      // the token's form the application took last: 'token' or 'stored'
 
 function send(method, target, body, headers) {
 	return fetch(target, {
@@ -125,33 +154,21 @@ function send(method, target, body, headers) {
 	});
 }
 
-async function sendWithToken(method, target, body) {
-	security = security || await askAccess();
-	let response = await sendEachForm(method, target, body);
-	if (response.status === 403) {
-		// Refused: the token may have changed since it was read (signed in again, or a new session),
-		// or none was read (the page was opened before signing in). Once more, with a new one.
-		const before = tokenIdentity(security);
-		security = await askAccess();
-		if (security.csrf && tokenIdentity(security) !== before) {
-			response = await sendEachForm(method, target, body);
-		}
-	}
-	return response;
-}
-
 /**
- * Sends the change with the token in the form the application took last, then in the other if
- * that one was refused. Spring Security's default handler wants the token as it gave it (masked);
- * the one for script-driven pages (csrf.spa()) wants it as stored in its readable cookie. A
- * refused token never reaches the endpoint, so sending again changes nothing twice.
+ * Sends the change with the token. Spring Security's handlers want it as they gave it to the
+ * page (masked, by default), except the one for script-driven pages (csrf.spa()), which wants it
+ * as stored, in the header, as script reads it from its cookie. So where script can read the
+ * stored token from a cookie, the page sends that first, then the other if it was refused, and
+ * keeps to the one taken. A refused token never reaches the endpoint: sending again changes
+ * nothing twice.
  */
 async function sendEachForm(method, target, body) {
 	const csrf = security.csrf;
 	if (!csrf) {
 		return send(method, target, body, {});
 	}
-	const forms = csrf.stored ? [csrfForm, csrfForm === 'token' ? 'stored' : 'token'] : ['token'];
+	const forms = readableCookieHolds(csrf.stored)
+		? (csrfForm === 'token' ? ['token', 'stored'] : ['stored', 'token']) : ['token'];
 	let response;
 	for (const form of forms) {
 		response = await send(method, target, body, { [csrf.header]: csrf[form] });
@@ -161,6 +178,10 @@ async function sendEachForm(method, target, body) {
 		}
 	}
 	return response;
+}
+
+function readableCookieHolds(value) {
+	return !!value && document.cookie.split(';').some((cookie) => cookie.trim().split('=')[1] === value);
 }
 
 function tokenIdentity(answer) {
@@ -183,10 +204,8 @@ async function askAccess(query) {
 	}
 }
 
-/** Why the application refused a change with a 403: CSRF, sign-in or roles, as far as it says. */
-async function refusal(method, target, response) {
-	const path = new URL(target).pathname;
-	const now = await askAccess({ method, path });
+/** Why the application refused a change with a 403, from the route's answer about that change. */
+async function refusal(response, now, asked) {
 	if (!now.secured) {
 		return new EndpointError(403, describe(response, await response.json().catch(() => null)));
 	}
@@ -195,11 +214,10 @@ async function refusal(method, target, response) {
 	}
 	if (now.allowed === false) {
 		return new EndpointError(403, `refused by the application's security: ${now.user} is signed in, but its`
-			+ ` rules do not allow ${method} ${path} to them. Sign in as an operator with the role they require (HTTP 403)`,
-		'authorisation');
+			+ ` rules do not allow ${asked.method} ${asked.path} to them. Sign in as an operator with the role they`
+			+ ' require (HTTP 403)', 'authorisation');
 	}
 	if (now.csrf) {
-		security = now;
 		return new EndpointError(403, 'refused by the application\'s CSRF protection (Spring Security): it did not'
 			+ ' accept the token this page sent. Reload the page and try again (HTTP 403)', 'csrf');
 	}

@@ -3,8 +3,8 @@
 // every few seconds), and changes things only through it. No framework, no build step, nothing from
 // elsewhere: the page works offline, from the application's own origin.
 
-import { ENDPOINT, change, read } from './api.js';
-import { $, confirmDialog, el, say, setText, syncRows } from './dom.js';
+import { ENDPOINT, change, changeAccess, read } from './api.js';
+import { $, confirmDialog, el, say, setText, shows, syncRows } from './dom.js';
 import { drawOverview, refreshLists, setWritable, showCall, wireDurable } from './durable.js';
 import { Wheel, formatMillis, millis } from './wheel.js';
 
@@ -22,6 +22,7 @@ const view = {
 	timer: new URLSearchParams(location.search).get('timer') || '',
 	timerNames: '',
 	access: undefined,      // until the first read: the page starts read-only (see console.html)
+	security: undefined,    // the application's security about changes for this user (changeAccess)
 	listsReadAt: 0,
 	overviewReadAt: -Infinity,   // performance.now() starts at 0 with the page: read at once
 	failures: 0,
@@ -70,14 +71,20 @@ window.addEventListener('hashchange', () => {
 
 /** A read-only endpoint refuses every change: the console then offers none, and says why. */
 function drawAccess(access) {
-	if (access === view.access) {
+	if (access === view.access || view.security === undefined) {
 		return;
 	}
 	view.access = access;
-	const readOnly = access === 'READ_ONLY';
+	const readOnlyEndpoint = access === 'READ_ONLY';
+	// Spring Security's rules do not let this user change calls: offer no change they would refuse.
+	const notAllowed = !readOnlyEndpoint && view.security.allowed === false;
+	const readOnly = readOnlyEndpoint || notAllowed;
 	document.body.classList.toggle('read-only', readOnly);
-	$('read-only-banner').hidden = !readOnly;
-	setText($('access'), readOnly ? 'read-only' : access === 'UNRESTRICTED' ? 'read and change' : '');
+	$('read-only-banner').hidden = !readOnlyEndpoint;
+	$('not-allowed-banner').hidden = !notAllowed;
+	setText($('not-allowed-user'), view.security.user || '');
+	setText($('access'), notAllowed ? `read-only for ${view.security.user}`
+		: readOnlyEndpoint ? 'read-only' : access === 'UNRESTRICTED' ? 'read and change' : '');
 	setWritable(!readOnly);
 	document.querySelectorAll('[data-write]').forEach((button) => {
 		button.disabled = readOnly;
@@ -232,9 +239,11 @@ async function refresh() {
 	}
 	catch (error) {
 		view.failures += 1;
-		connection(error.status ? `HTTP ${error.status}` : 'unreachable', 'unreachable');
-		if (view.failures === 1) {
-			say(`Cannot read ${ENDPOINT}: ${error.message}`, 'error');
+		connection(error.reason === 'authentication' ? 'signed out' : error.status ? `HTTP ${error.status}` : 'unreachable',
+			'unreachable');
+		// A change refused for the same reason keeps its own message, which says what did not happen.
+		if (view.failures === 1 && !shows(error.reason)) {
+			say(`Cannot read ${ENDPOINT}: ${error.message}`, 'error', error.reason);
 		}
 	}
 	finally {
@@ -254,4 +263,12 @@ document.addEventListener('visibilitychange', () => {
 
 wireDurable();
 showTab(location.hash.slice(1));
-refresh();
+// Asked once, before the first drawing of the access: the page offers only the changes it may make.
+changeAccess().then((answer) => {
+	view.security = answer;
+}, () => {
+	view.security = {};
+}).finally(() => {
+	view.overviewReadAt = -Infinity;
+	refresh();
+});

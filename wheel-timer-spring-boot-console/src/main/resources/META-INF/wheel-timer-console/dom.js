@@ -89,8 +89,14 @@ export function setCells(row, texts) {
 let statusTimer = null;
 
 /** Says something on the page's one status line (aria-live): what an action did, or why not. */
-export function say(text, kind = 'info') {
+/**
+ * Shows what happened on the status line. `reason` marks a refusal by the application's security
+ * ('authentication', 'authorisation', 'csrf'), so that a later read refused for the same reason
+ * does not replace the change's own message (see `shows`).
+ */
+export function say(text, kind = 'info', reason = '') {
 	const status = $('status');
+	status.dataset.reason = reason;
 	status.textContent = text;
 	status.title = text;
 	status.className = `status-line ${kind}`;
@@ -103,6 +109,12 @@ export function say(text, kind = 'info') {
 			}
 		}, 15_000);
 	}
+}
+
+/** Whether the status line shows an error refused for this reason already. */
+export function shows(reason) {
+	const status = $('status');
+	return !!reason && status.classList.contains('error') && status.dataset.reason === reason;
 }
 
 // ---- dialogs -----------------------------------------------------------------------------------

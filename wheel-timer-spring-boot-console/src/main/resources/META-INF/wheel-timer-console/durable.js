@@ -5,7 +5,7 @@
 import { change, read } from './api.js';
 import { formatMillis } from './wheel.js';
 import {
-	$, applicationNow, askDueTime, confirmDialog, el, formatInstant, now, say, setCells, setText, syncRows,
+	$, applicationNow, askDueTime, confirmDialog, el, formatInstant, now, say, setCells, setText, shows, syncRows,
 } from './dom.js';
 
 const STATES = ['PENDING', 'CLAIMED', 'RUNNING', 'FAILED'];
@@ -171,8 +171,10 @@ export async function refreshLists() {
 		$('page-next').disabled = last >= found.total;
 	}
 	catch (error) {
-		listsError = `Could not list the durable calls: ${error.message}`;
-		say(listsError, 'error');
+		if (!shows(error.reason)) {
+			listsError = `Could not list the durable calls: ${error.message}`;
+			say(listsError, 'error', error.reason);
+		}
 	}
 }
 
@@ -333,7 +335,7 @@ async function act(doing, work, done) {
 		say(done(result), 'done');
 	}
 	catch (error) {
-		say(`Could not ${doing.charAt(0).toLowerCase()}${doing.slice(1)}: ${error.message}`, 'error');
+		say(`Could not ${doing.charAt(0).toLowerCase()}${doing.slice(1)}: ${error.message}`, 'error', error.reason);
 	}
 	await refreshLists();
 }

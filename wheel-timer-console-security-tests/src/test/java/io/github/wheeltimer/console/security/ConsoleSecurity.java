@@ -61,7 +61,10 @@ final class ConsoleSecurity {
 
 	}
 
-	/** HTTP Basic with CSRF protection off, as many services that only answer scripts have it. */
+	/**
+	 * HTTP Basic with CSRF protection off, as many services that only answer scripts have it; and
+	 * nobody deletes a whole method's calls from here.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	static class BasicWithoutCsrf {
 
@@ -69,6 +72,8 @@ final class ConsoleSecurity {
 		SecurityFilterChain security(HttpSecurity http) {
 			return http
 				.authorizeHttpRequests((requests) -> requests
+					.requestMatchers(HttpMethod.DELETE, "/actuator/wheeltimer/durable/methods/**")
+					.denyAll()
 					.requestMatchers(HttpMethod.GET, "/wheel-timer/**", "/actuator/wheeltimer/**")
 					.hasAnyRole("OPS", "SUPPORT")
 					.requestMatchers(EndpointRequest.toAnyEndpoint())

@@ -93,13 +93,20 @@ abstract class SecuredConsoleTests {
 		this.console.confirm(true);
 	}
 
-	/** Cancels the call of this order, and sees the cancel refused for this user's roles. */
-	void cancelIsRefusedForTheRolesOf(String user, String order) {
-		cancel(order);
-		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).startsWith("Could not cancel "
-				+ describe(order) + ": refused by the application's security: " + user + " is signed in, but its rules"
-				+ " do not allow DELETE /actuator/wheeltimer/durable/calls/"));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
+	/**
+	 * The console of a user whose roles may read but not change: it says so, and offers no change
+	 * that Spring Security would refuse.
+	 */
+	void theConsoleIsReadOnlyFor(String user, String order) {
+		await().atMost(WAIT).untilAsserted(() -> {
+			assertThat(this.console.displayed("not-allowed-banner")).isTrue();
+			assertThat(this.console.text("not-allowed-banner")).startsWith("Read-only for you. You are signed in as "
+					+ user + ", whom the application's security (Spring Security) does not allow to change calls");
+			assertThat(this.console.text("access")).isEqualTo("read-only for " + user);
+		});
+		assertThat(this.console.actions("search-results", order)).isEmpty();
+		assertThat(this.console.visibleChangeButtons()).isEmpty();
+		assertThat(this.console.displayed("read-only-banner")).as("the endpoint's own access").isFalse();
 	}
 
 	static String describe(String order) {
