@@ -153,7 +153,7 @@ class WheelTimerEndpointTests {
 		WheelSnapshot.Level level0 = levels[0];
 		long pending = Arrays.stream(levels).mapToLong(WheelSnapshot.Level::timeouts).sum();
 		return new WheelSnapshot(WheelSnapshot.State.STARTED, level0.slotSpan(), level0.slots(), level0.hand(), pending,
-				0, new WheelSnapshot.Counters(pending, 0, 0, 0, 0, 0, 0, Duration.ZERO), Duration.ZERO, Duration.ZERO,
+				0, new WheelSnapshot.Counters(pending, 0, 0, 0, 0, 0, 0, 0, Duration.ZERO), Duration.ZERO, Duration.ZERO,
 				List.of(levels), new WheelSnapshot.Worker("wheel-timer", true, null));
 	}
 
