@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
+import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import io.github.wheeltimer.durable.OrderTimeouts.Run;
 import org.junit.jupiter.api.AfterEach;
@@ -215,6 +216,17 @@ class ClaimPollerTests {
 		assertThat(quiet.scheduled() + quiet.claimed())
 			.isEqualTo(quiet.started() + quiet.fenced() + quiet.handedBack() + harness.durable.held());
 		assertThat(quiet.started()).isEqualTo(quiet.ran() + quiet.failed());
+		// The timer counts each fire, on its wheel or at once for a call due already when claimed, by
+		// how its run here ended: the method's outcome, or withdrawn when it did not run here.
+		WheelSnapshot.Counters timer = harness.timer.counters();
+		assertThat(timer.completed()).isEqualTo(quiet.ran());
+		assertThat(timer.failed()).isEqualTo(quiet.failed());
+		assertThat(timer.withdrawn()).as("fenced, or handed back after their gate failed")
+			.isEqualTo(quiet.fenced() + quiet.handedBack());
+		assertThat(timer.running()).isZero();
+		assertThat(harness.timer.pendingTimeouts()).isEqualTo(harness.durable.held());
+		assertThat(timer.scheduled()).isEqualTo(timer.completed() + timer.failed() + timer.withdrawn()
+				+ timer.cancelled() + timer.unprocessed() + harness.timer.pendingTimeouts());
 		harness.durable.stop();
 		DurableCalls.Counts stopped = harness.counts();
 		assertThat(harness.durable.held()).isZero();
@@ -223,6 +235,10 @@ class ClaimPollerTests {
 		assertThat(stopped.scheduled() + stopped.claimed())
 			.isEqualTo(stopped.started() + stopped.fenced() + stopped.handedBack());
 		assertThat(harness.calls.rows(PENDING)).hasSize(2);
+		WheelSnapshot.Counters afterStop = harness.timer.counters();
+		assertThat(afterStop.cancelled()).as("taken off their wheel to go back").isEqualTo(timer.cancelled() + 2);
+		assertThat(afterStop.scheduled()).isEqualTo(afterStop.completed() + afterStop.failed() + afterStop.withdrawn()
+				+ afterStop.cancelled() + afterStop.unprocessed() + harness.timer.pendingTimeouts());
 	}
 
 }
