@@ -70,6 +70,13 @@ final class DurableCall implements DelayedTask, Runnable {
 	 */
 	private volatile HandOff handOff = HandOff.NONE;
 
+	/**
+	 * Why it was not claimed in time, as the poll that claimed it late could tell, for its log line
+	 * if it starts late; {@code null} if claimed in time. Written by the poll before the call is
+	 * held, which publishes it.
+	 */
+	private @Nullable String lateBecause;
+
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
 
@@ -155,6 +162,15 @@ final class DurableCall implements DelayedTask, Runnable {
 
 	@Nullable DurableResult result() {
 		return this.result;
+	}
+
+	void lateBecause(@Nullable String reason) {
+		this.lateBecause = reason;
+	}
+
+	/** @return why it was claimed late, or {@code null} if it was claimed in time */
+	@Nullable String lateBecause() {
+		return this.lateBecause;
 	}
 
 	void enterBacklog() {

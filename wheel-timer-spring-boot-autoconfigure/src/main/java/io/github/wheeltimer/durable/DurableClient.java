@@ -201,8 +201,12 @@ final class DurableClient {
 		}
 		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
 		if (near) {
-			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at, attempts, call.traceParent(),
-					null, this.runner), () -> {
+			DurableCall moved = new DurableCall(method, id, call.key(), call.arguments(), at, attempts,
+					call.traceParent(), null, this.runner);
+			if (Duration.between(at, now).compareTo(this.horizon) > 0) {
+				moved.lateBecause("it was rescheduled to a due time already past");
+			}
+			holdAfterCommit(moved, () -> {
 						if (!heldBefore.get()) {
 							this.counters.claimed.increment();
 						}

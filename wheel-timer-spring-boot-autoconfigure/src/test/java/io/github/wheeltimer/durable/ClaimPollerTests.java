@@ -10,6 +10,10 @@ import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import io.github.wheeltimer.durable.OrderTimeouts.Run;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
 import static io.github.wheeltimer.durable.DurableHarness.TICK;
@@ -25,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * backlog, outages, take-overs, through a whole {@link DurableCalls} on fake repositories and
  * virtual time.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ClaimPollerTests {
 
 	private DurableHarness harness;
@@ -186,6 +191,44 @@ class ClaimPollerTests {
 		DurableCalls.Counts counts = harness.counts();
 		assertThat(counts.claimed()).isEqualTo(2);
 		assertThat(counts.suspectedDuplicates()).as("o-2 had started on the dead instance").isOne();
+	}
+
+	@Test
+	void theLineOfACallThatStartsLateAfterATakeOverSaysWhichDeadInstancesLeaseItWaitedFor(CapturedOutput output) {
+		Duration lease = Duration.ofMillis(500);
+		DurableHarness harness = harness(new DurableHarness(lease, 100));
+		UUID dead = UUID.randomUUID();
+		harness.instances.heartbeat(dead, "shop-2", List.of(id("remind")));
+		UUID held = UUID.randomUUID();
+		harness.calls.insert(held, id("remind"), null, harness.arguments("remind", "o-1"),
+				harness.now().minus(Duration.ofMinutes(1)), dead, null);
+		harness.instances.advanceClock(lease.plusMillis(1));
+		harness.start();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			harness.advance(POLL_INTERVAL);
+			assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");
+		});
+
+		assertThat(output).contains("Durable call " + held + " to OrderTimeouts.remind")
+			.contains("it waited for the lease of instance 'shop-2' (" + dead + "), which died holding it with its last"
+					+ " heartbeat at ")
+			.contains("this instance took it over once that lease (PT0.5S) had run out")
+			.doesNotContain("no instance was running");
+	}
+
+	@Test
+	void theLineOfACallThatFellDueBeforeAnyInstanceRanSaysSo(CapturedOutput output) {
+		DurableHarness harness = harness();
+		UUID id = harness.insertPending("remind", Duration.ofMinutes(-1), "o-1");
+
+		harness.start();
+
+		assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");
+		assertThat(output).contains("Durable call " + id + " to OrderTimeouts.remind")
+			.contains("runs 60000 ms after its due time")
+			.contains(": no instance was running to claim it when it fell due; this instance started at "
+					+ harness.now())
+			.doesNotContain("lease");
 	}
 
 	/**
