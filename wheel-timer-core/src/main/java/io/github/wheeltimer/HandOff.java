@@ -9,8 +9,8 @@ package io.github.wheeltimer;
  * {@code completed} as soon as {@code run} returns. So the counters say how the work ended, not
  * only that it was passed on.
  * <p>
- * The first call counts; later ones are ignored. Any thread may call them. A work that never
- * says how it ended stays counted {@code running}.
+ * The first call counts; later ones are ignored. Any thread may call them. Work that never says
+ * how it ended stays counted {@code running}.
  */
 public interface HandOff {
 
