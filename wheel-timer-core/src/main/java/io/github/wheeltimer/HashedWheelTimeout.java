@@ -6,19 +6,30 @@ import java.time.Duration;
 
 /**
  * The one object a scheduled task costs: the caller's handle, the incoming-queue node and the
- * bucket entry at once (40 bytes with compressed oops: two links, timer, task, state, deadline).
+ * bucket entry at once (40 bytes with compressed oops: two links, timer, task, state, deadline),
+ * and the {@link HandOff} of a task that hands its work on, so that a hand-off allocates nothing.
  *
  * <p>{@code state} is the only field several threads race on. Every outcome is a compare-and-set
  * away from {@link #PENDING}, so exactly one of "expired" (the worker), "cancelled by the caller"
- * and "cancelled by stop" wins, and each outcome is counted once by its winner.
+ * and "cancelled by stop" wins, and each outcome is counted once by its winner. An expired
+ * timeout whose task hands its work on goes on to {@link #HANDED_OFF} (the task's thread, while
+ * the task runs) and then to {@link #ENDED}, once, by whichever comes first of the work saying
+ * how it ended and the task throwing after the hand-off: that one counts the outcome.
  */
-final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable {
+final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, HandOff {
 
 	static final int PENDING = 0;
 
 	static final int CANCELLED = 1;
 
+	/** Fired: its task runs, or ran. */
 	static final int EXPIRED = 2;
+
+	/** Fired, and its task handed the work on: the work's end is still to be counted. */
+	static final int HANDED_OFF = 3;
+
+	/** Fired and handed off, and the end counted. */
+	static final int ENDED = 4;
 
 	private static final VarHandle STATE;
 
@@ -58,7 +69,7 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable {
 
 	@Override
 	public boolean isExpired() {
-		return this.state == EXPIRED;
+		return this.state >= EXPIRED;
 	}
 
 	@Override
@@ -82,6 +93,57 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable {
 	/** Claims the timeout for running; {@code false} if it was cancelled first. */
 	boolean expire() {
 		return STATE.compareAndSet(this, PENDING, EXPIRED);
+	}
+
+	/**
+	 * The task, running, hands its work on.
+	 * @return {@code false} if it did already, or the timeout has not fired
+	 */
+	boolean handOff() {
+		return STATE.compareAndSet(this, EXPIRED, HANDED_OFF);
+	}
+
+	/**
+	 * Whether the task that ran handed its work on: then its end is counted when the work says
+	 * how it ended, not when the task returns.
+	 */
+	boolean isHandedOff() {
+		return this.state > EXPIRED;
+	}
+
+	/**
+	 * The task threw: counts as its failure unless the work it had handed on said how it ended
+	 * first. A hand-off the task made before it threw is void from now on.
+	 * @return whether the failure is to be counted
+	 */
+	boolean threw() {
+		return (int) STATE.getAndSet(this, ENDED) != ENDED;
+	}
+
+	@Override
+	public void completed() {
+		if (end()) {
+			this.timer.handedOffCompleted();
+		}
+	}
+
+	@Override
+	public void failed() {
+		if (end()) {
+			this.timer.handedOffFailed();
+		}
+	}
+
+	@Override
+	public void withdrawn() {
+		if (end()) {
+			this.timer.handedOffWithdrawn();
+		}
+	}
+
+	/** @return whether this call ends the hand-off: the first to, of the work's calls and the task's throw */
+	private boolean end() {
+		return STATE.compareAndSet(this, HANDED_OFF, ENDED);
 	}
 
 	/** Claims the timeout for the stop report (or the refusal of a racing schedule). */

@@ -70,7 +70,10 @@ import java.util.function.Supplier;
  * makes every other timeout late. Give the timer a {@link Builder#taskExecutor(Executor) task
  * executor} for such tasks; the worker then only hands each due timeout to it. A task that throws
  * is logged and counted as {@code failed}; so is a timeout the executor refuses. Neither stops the
- * timer.
+ * timer. A task that passes its work on to somewhere of its own (an executor per kind of work, a
+ * queue) can {@link #handOff(Timeout) hand it off}: the timer then counts how that work ended,
+ * not that the task returned. Work that falls due outside the timer, and is late already, can be
+ * {@link #runDue(TimerTask) run at once} and still be counted with the rest.
  *
  * <h2>Lifecycle</h2>
  * The worker thread starts with the first {@link #newTimeout} (or {@link #start()}). {@link #stop()}
@@ -392,6 +395,79 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			this.wakeUp.scheduled(deadline, intoEmptyQueue);
 		}
 		return timeout;
+	}
+
+	/**
+	 * Runs a task that is due already, at once, on this thread, and counts it with this timer's
+	 * timeouts: as scheduled and fired (on time: it adds no lateness), then as its task ended,
+	 * handed off or not. For work that fell due outside the timer and is late already, such as
+	 * calls read back from a database after their due time, which must neither wait for the end of
+	 * a tick, as a {@link #newTimeout} with no delay would, nor go uncounted. It never waits on the
+	 * wheel: it is never pending, nor cancelled, nor returned by a stop, and the pending limit
+	 * does not apply. It runs on this thread even when the timer has a task executor.
+	 * @param task the task
+	 * @return the timeout, expired already
+	 * @throws IllegalStateException if the timer has been stopped
+	 */
+	public Timeout runDue(TimerTask task) {
+		Objects.requireNonNull(task, "task must not be null");
+		if (this.state == SHUTDOWN) {
+			this.counters.rejected.increment();
+			throw stopped();
+		}
+		HashedWheelTimeout timeout = new HashedWheelTimeout(this, task, elapsedNanos());
+		timeout.expire();
+		// Scheduled first and fired before it runs, as a fire: readers never see it end before either.
+		this.scheduled.increment();
+		this.counters.firedAtOnce.increment();
+		runTask(timeout);
+		return timeout;
+	}
+
+	/**
+	 * Hands the work of a running task on: called by the task, from its
+	 * {@link TimerTask#run(Timeout) run} and on its thread, when it only passes the work to
+	 * somewhere of its own (an executor, a queue, a batch) rather than doing it. The timer then
+	 * counts the timeout as running until the work says, through the returned {@link HandOff}, how
+	 * it ended, and counts it so: {@code completed}, {@code failed} or {@code withdrawn}. Should
+	 * the task still throw after handing off, the hand-off is void: the timeout counts as failed,
+	 * unless the work said how it ended first.
+	 * @param timeout the timeout whose task is running on this thread
+	 * @return what the work says its end through; {@link HandOff#NONE} for a timeout of another
+	 * {@link Timer}, which counts as its own rules say
+	 * @throws IllegalStateException if the timeout's task is not running on this thread, or
+	 * handed off already
+	 */
+	public static HandOff handOff(Timeout timeout) {
+		Objects.requireNonNull(timeout, "timeout must not be null");
+		if (!(timeout instanceof HashedWheelTimeout running)) {
+			return HandOff.NONE;
+		}
+		HashedWheelTimer timer = running.timer;
+		// The task's own thread: the worker, or a thread that runs a task of this timer. Not a check
+		// that this very timeout's task runs here, which would cost a write per fire, but it keeps a
+		// late hand-off (after the task returned and was counted) from being counted twice in practice.
+		boolean taskThread = Thread.currentThread() == timer.workerThread || taskRunningFor.get() == timer;
+		if (!taskThread || !running.handOff()) {
+			throw new IllegalStateException("Only a task that runs can hand its work off, from its run(Timeout),"
+					+ " once: " + timeout);
+		}
+		return running;
+	}
+
+	/** A handed-off task's work returned; any thread. */
+	void handedOffCompleted() {
+		this.counters.completed.increment();
+	}
+
+	/** A handed-off task's work threw or could not start; any thread. */
+	void handedOffFailed() {
+		this.counters.failed.increment();
+	}
+
+	/** A handed-off task's work was given up before it ran; any thread. */
+	void handedOffWithdrawn() {
+		this.counters.withdrawn.increment();
 	}
 
 	private void startForTimeout(int state) {
@@ -736,10 +812,11 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/**
 	 * Runs a due timeout's task handed to the task executor, on whichever thread the executor runs
-	 * it, and counts how it ended. Off the worker, marks the thread as running a task of this timer meanwhile, so
-	 * that the task cannot deadlock by stopping its own timer (on the worker, the thread itself
-	 * tells). The worker runs its own tasks through {@link #runCountingFailure} directly, and
-	 * counts their completions a batch at a time.
+	 * it (or a task {@link #runDue run at once}, on its caller's), and counts how it ended, unless
+	 * it handed its work off: the work counts that. Off the worker, marks the thread as running a
+	 * task of this timer meanwhile, so that the task cannot deadlock by stopping its own timer (on
+	 * the worker, the thread itself tells), and may hand off. The worker runs its own tasks through
+	 * {@link #runCountingFailure} directly, and counts their completions a batch at a time.
 	 */
 	void runTask(HashedWheelTimeout timeout) {
 		boolean onWorker = Thread.currentThread() == this.workerThread;
@@ -749,7 +826,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			taskRunningFor.set(this);
 		}
 		try {
-			if (runCountingFailure(timeout)) {
+			if (runCountingFailure(timeout) && !timeout.isHandedOff()) {
 				if (onWorker) {
 					this.counters.completedOnWorker(1);
 				}
@@ -770,7 +847,8 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 
 	/**
 	 * Runs a due timeout's task on this thread: the one way a task runs. A failure is counted and
-	 * logged here; the caller counts a completion, as it knows where the task ran.
+	 * logged here; the caller counts a completion, as it knows where the task ran, unless the task
+	 * handed its work off.
 	 * @return whether the task returned normally
 	 */
 	boolean runCountingFailure(HashedWheelTimeout timeout) {
@@ -779,7 +857,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			return true;
 		}
 		catch (Throwable ex) {
-			this.counters.failed.increment();
+			if (timeout.threw()) {
+				this.counters.failed.increment();
+			}
 			warn(() -> "Task of " + timeout + " threw an exception", ex);
 			return false;
 		}

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Who writes what: {@code scheduled} is counted by the scheduling thread before it enqueues,
  * {@code rejected} by the refused caller, {@code completed} and {@code failed} by whichever thread
- * ran the task; the cancelled count is the cancellation queue's own index. The worker alone writes
+ * ran the task, or by whichever thread the work of a task that handed it off ended on (that one
+ * also writes {@code withdrawn}); {@code firedAtOnce} by the thread of a task run at once, before
+ * it runs; the cancelled count is the cancellation queue's own index. The worker alone writes
  * {@code fired}, {@code unprocessed}, {@code lateness}, {@code completedOnWorker} (tasks that ran
  * on the worker itself, counted without a CAS, a batch of fires at a time: see FireBatch) and
  * {@code maxLag}: single-writer values, published with opaque stores and read with opaque loads,
@@ -53,6 +55,12 @@ final class TimerCounters {
 	final LongAdder completed = new LongAdder();
 
 	final LongAdder failed = new LongAdder();
+
+	/** Handed-off work given up before it ran. */
+	final LongAdder withdrawn = new LongAdder();
+
+	/** Tasks run at once, without the wheel (runDue): fired, as far as the other counts go. */
+	final LongAdder firedAtOnce = new LongAdder();
 
 	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
 
@@ -108,7 +116,7 @@ final class TimerCounters {
 
 	/** Timeouts accepted that have neither fired nor been cancelled. */
 	long pending() {
-		long fired = (long) FIRED.getOpaque(this);
+		long fired = (long) FIRED.getOpaque(this) + this.firedAtOnce.sum();
 		long unprocessed = (long) UNPROCESSED.getOpaque(this);
 		long cancelled = this.cancellations.offeredCount();
 		return pending(this.scheduled.sum(), fired, unprocessed, cancelled);
@@ -122,15 +130,16 @@ final class TimerCounters {
 	WheelSnapshot.Counters read() {
 		long completed = this.completed.sum() + (long) COMPLETED_ON_WORKER.getAcquire(this);
 		long failed = this.failed.sum();
+		long withdrawn = this.withdrawn.sum();
 		long lateness = (long) LATENESS.getOpaque(this);
-		long fired = (long) FIRED.getOpaque(this);
+		long fired = (long) FIRED.getOpaque(this) + this.firedAtOnce.sum();
 		long unprocessed = (long) UNPROCESSED.getOpaque(this);
 		long cancelled = this.cancellations.offeredCount();
 		long rejected = this.rejected.sum();
 		long scheduled = this.scheduled.sum();
-		long running = Math.max(0, fired - completed - failed);
-		return new WheelSnapshot.Counters(scheduled, completed, failed, cancelled, rejected, running, unprocessed,
-				Duration.of(lateness, ChronoUnit.MICROS));
+		long running = Math.max(0, fired - completed - failed - withdrawn);
+		return new WheelSnapshot.Counters(scheduled, completed, failed, withdrawn, cancelled, rejected, running,
+				unprocessed, Duration.of(lateness, ChronoUnit.MICROS));
 	}
 
 }

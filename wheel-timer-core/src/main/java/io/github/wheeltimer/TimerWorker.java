@@ -339,8 +339,9 @@ final class TimerWorker implements Runnable {
 			this.batch.end(this.timer.elapsedNanos());
 		}
 		if (this.taskExecutor == null) {
-			// A completion counts with the fire batch; a failure at once (rare, and logged anyway).
-			if (this.timer.runCountingFailure(timeout)) {
+			// A completion counts with the fire batch; a failure at once (rare, and logged anyway); a
+			// hand-off when its work says how it ended.
+			if (this.timer.runCountingFailure(timeout) && !timeout.isHandedOff()) {
 				this.batch.completed();
 			}
 			return;

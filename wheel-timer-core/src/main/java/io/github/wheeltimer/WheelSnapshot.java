@@ -11,8 +11,8 @@ import java.util.Objects;
  * <p>Taking a snapshot never blocks the timer's worker and is safe from any thread at any rate.
  * Each number is exact when the timer is quiescent (no call in progress, no task running);
  * while it is busy, each number is one the timer really had, but two numbers may be read a few
- * nanoseconds apart. The counters always add up: {@code scheduled = completed + failed + cancelled
- * + unprocessed + running + pendingTimeouts}.
+ * nanoseconds apart. The counters always add up: {@code scheduled = completed + failed + withdrawn
+ * + cancelled + unprocessed + running + pendingTimeouts}.
  *
  * @param state the lifecycle state
  * @param tickDuration the length of one tick
@@ -94,35 +94,43 @@ public record WheelSnapshot(State state, Duration tickDuration, int ticksPerWhee
 	/**
 	 * What happened to the timeouts a timer was given. Each accepted timeout is counted once in
 	 * {@code scheduled} and, in the end, once in exactly one of {@code completed}, {@code failed},
-	 * {@code cancelled} or {@code unprocessed}; until then it is pending or running.
+	 * {@code withdrawn}, {@code cancelled} or {@code unprocessed}; until then it is pending or
+	 * running. A task that {@linkplain HashedWheelTimer#handOff(Timeout) hands its work off} counts
+	 * as its work ended, and as running until then.
 	 *
-	 * @param scheduled timeouts accepted
-	 * @param completed timeouts whose task ran and returned normally
-	 * @param failed timeouts whose task threw, or that the task executor refused
+	 * @param scheduled timeouts accepted, and tasks {@linkplain HashedWheelTimer#runDue(TimerTask) run at once}
+	 * @param completed timeouts whose task ran and returned normally (for a task that handed its work
+	 * off: whose work did)
+	 * @param failed timeouts whose task threw, or that the task executor refused (for a task that
+	 * handed its work off: whose work threw, or could not start)
+	 * @param withdrawn timeouts whose task handed its work off, and whose work was then given up
+	 * before it ran, or went back where it came from
 	 * @param cancelled timeouts cancelled by their caller
 	 * @param rejected calls refused because the timer was stopped or full (never counted as scheduled)
-	 * @param running timeouts whose task was handed to run and has not finished
+	 * @param running timeouts whose task was handed to run and has not finished (for a task that
+	 * handed its work off: whose work has not said how it ended)
 	 * @param unprocessed timeouts still pending when the timer stopped, cancelled and returned by the stop
-	 * @param lateness how late the timeouts that fired ({@code completed + failed + running}) were
-	 * handed to run, each relative to its deadline, added up: divided by their number, the mean
-	 * lateness, which is about half a tick on a timer that keeps up. Up to 32 fires in a row share
-	 * one clock reading, taken after them: when a task running on the worker thread holds it up,
-	 * the few fired just before it in that batch count as late as those after it (the sum errs
+	 * @param lateness how late the timeouts that fired ({@link #fired()}) were handed to run, each
+	 * relative to its deadline, added up: divided by their number, the mean lateness, which is about
+	 * half a tick on a timer that keeps up (a task run at once adds none). Up to 32 fires in a row
+	 * share one clock reading, taken after them: when a task running on the worker thread holds it
+	 * up, the few fired just before it in that batch count as late as those after it (the sum errs
 	 * late, never early)
 	 */
-	public record Counters(long scheduled, long completed, long failed, long cancelled, long rejected, long running,
-			long unprocessed, Duration lateness) {
+	public record Counters(long scheduled, long completed, long failed, long withdrawn, long cancelled, long rejected,
+			long running, long unprocessed, Duration lateness) {
 
 		public Counters {
 			Objects.requireNonNull(lateness, "lateness must not be null");
 		}
 
 		/**
-		 * Returns how many timeouts fired: their deadline passed and they were handed to run.
-		 * @return {@code completed + failed + running}
+		 * Returns how many timeouts fired: their deadline passed and they were handed to run (or they
+		 * were run at once).
+		 * @return {@code completed + failed + withdrawn + running}
 		 */
 		public long fired() {
-			return this.completed + this.failed + this.running;
+			return this.completed + this.failed + this.withdrawn + this.running;
 		}
 
 	}

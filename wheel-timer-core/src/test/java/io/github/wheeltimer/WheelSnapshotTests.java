@@ -46,7 +46,7 @@ class WheelSnapshotTests {
 		assertThat(snapshot.tick()).isOne();
 		assertThat(snapshot.hand()).isOne();
 		assertThat(snapshot.pendingTimeouts()).isOne();
-		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 1, 0, 0, 0, Duration.ofMillis(50)));
+		assertThat(snapshot.counters()).isEqualTo(new WheelSnapshot.Counters(3, 1, 0, 0, 1, 0, 0, 0, Duration.ofMillis(50)));
 		// 3s is the end of tick 29 (a tick holds the deadlines up to and including its end): in the
 		// second turn of 16 ticks, so it waits in level 1's slot 1 until the hand reaches tick 16.
 		assertThat(snapshot.buckets()).isEmpty();

@@ -558,23 +558,32 @@ public class WheelTimerEndpoint {
 	}
 
 	/**
-	 * What happened to a timer's timeouts. Every one scheduled ends up completed, failed, cancelled
-	 * or unprocessed; until then it is pending or running.
+	 * What happened to a timer's timeouts. Every one scheduled ends up completed, failed,
+	 * withdrawn, cancelled or unprocessed; until then it is pending or running. A
+	 * {@code @DelayedExecution} call counts as its method's run ended, not as its hand-off to the
+	 * executor: the timer task hands the run off.
 	 *
-	 * @param scheduled accepted
-	 * @param completed ran and returned normally
-	 * @param failed threw, or refused by the executor
-	 * @param cancelled cancelled by their caller
+	 * @param scheduled accepted: in-memory calls, durable calls this instance holds on the wheel or
+	 * runs at once (due already when claimed: a backlog, a take-over, a run now or a re-queue), and
+	 * plain timer tasks
+	 * @param completed ran and returned normally: the method returned, its returned future completed
+	 * @param failed threw, or could not start: the method threw, its future failed, its executor
+	 * refused an in-memory call, a durable call's arguments could not be read
+	 * @param withdrawn fired, then given up before the method ran here: an in-memory call cancelled
+	 * while it waited for its executor; a durable call handed back to the database, found cancelled,
+	 * replaced or taken over elsewhere by its start gate, or put back on the wheel by it to try again
+	 * @param cancelled cancelled by their caller before they fired
 	 * @param rejected refused because the timer was stopped or full; never scheduled
-	 * @param running handed to run and not finished
+	 * @param running fired and not finished: waiting for or running on the executor (a durable call:
+	 * at its start gate too)
 	 * @param unprocessed still pending when the timer stopped
 	 */
-	public record CountersDescriptor(long scheduled, long completed, long failed, long cancelled, long rejected,
-			long running, long unprocessed) {
+	public record CountersDescriptor(long scheduled, long completed, long failed, long withdrawn, long cancelled,
+			long rejected, long running, long unprocessed) {
 
 		CountersDescriptor(WheelSnapshot.Counters counters) {
-			this(counters.scheduled(), counters.completed(), counters.failed(), counters.cancelled(),
-					counters.rejected(), counters.running(), counters.unprocessed());
+			this(counters.scheduled(), counters.completed(), counters.failed(), counters.withdrawn(),
+					counters.cancelled(), counters.rejected(), counters.running(), counters.unprocessed());
 		}
 
 	}
@@ -721,13 +730,19 @@ public class WheelTimerEndpoint {
 	 *
 	 * @param method the method, such as {@code OrderService.cancelIfUnpaid(String)}
 	 * @param delay its delay, as resolved at startup
-	 * @param calls how many calls the timer accepted since startup
+	 * @param calls how many calls this instance's callers made since startup (a durable call
+	 * wherever it then runs)
+	 * @param completed how many of its runs on this instance returned normally, durable calls run
+	 * again after a re-queue or a run now included
+	 * @param failed how many of its runs on this instance threw or could not start, likewise
 	 * @param inFlight how many are due and queued or running on the executor
 	 */
-	public record DelayedMethodDescriptor(String method, String delay, long calls, int inFlight) {
+	public record DelayedMethodDescriptor(String method, String delay, long calls, long completed, long failed,
+			int inFlight) {
 
 		DelayedMethodDescriptor(DelayedMethod method) {
-			this(method.description(), DurationFormat.iso(method.delay()), method.calls(), method.inFlight());
+			this(method.description(), DurationFormat.iso(method.delay()), method.calls(), method.completedCalls(),
+					method.failedCalls(), method.inFlight());
 		}
 
 	}

@@ -21,8 +21,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code wheel.timer.pending} (gauge): timeouts that have neither fired nor been cancelled;</li>
  * <li>{@code wheel.timer.scheduled} (function counter): timeouts accepted;</li>
  * <li>{@code wheel.timer.timeouts} (function counter, tag {@code outcome}): timeouts that ended,
- * by how: {@code completed}, {@code failed}, {@code cancelled} or {@code unprocessed} (left when
- * the timer stopped). Summed over the outcomes, they are the timeouts that ended, so
+ * by how: {@code completed}, {@code failed}, {@code withdrawn} (fired, then given up before
+ * their work ran), {@code cancelled} or {@code unprocessed} (left when the timer stopped). A
+ * {@code @DelayedExecution} call counts as its method's run ended, not as its hand-off to the
+ * executor. Summed over the outcomes, they are the timeouts that ended, so
  * {@code scheduled - timeouts} is those pending or running;</li>
  * <li>{@code wheel.timer.rejected} (function counter): calls refused, never scheduled;</li>
  * <li>{@code wheel.timer.moves} (function counter): timeouts moved down from an upper level of the
@@ -67,6 +69,7 @@ public class WheelTimerMetrics implements MeterBinder {
 		// One meter per outcome of a scheduled timeout, so that summing over the tag means something.
 		outcome(registry, tags, timer, "completed", WheelSnapshot.Counters::completed);
 		outcome(registry, tags, timer, "failed", WheelSnapshot.Counters::failed);
+		outcome(registry, tags, timer, "withdrawn", WheelSnapshot.Counters::withdrawn);
 		outcome(registry, tags, timer, "cancelled", WheelSnapshot.Counters::cancelled);
 		outcome(registry, tags, timer, "unprocessed", WheelSnapshot.Counters::unprocessed);
 		counter(registry, "wheel.timer.rejected", tags, timer, WheelSnapshot.Counters::rejected)
@@ -96,7 +99,7 @@ public class WheelTimerMetrics implements MeterBinder {
 	private static void outcome(MeterRegistry registry, Tags tags, HashedWheelTimer timer, String outcome,
 			ToLongFunction<WheelSnapshot.Counters> count) {
 		counter(registry, "wheel.timer.timeouts", tags, timer, count).tag("outcome", outcome)
-			.description("Timeouts that ended, by outcome: completed, failed, cancelled or unprocessed")
+			.description("Timeouts that ended, by outcome: completed, failed, withdrawn, cancelled or unprocessed")
 			.register(registry);
 	}
 

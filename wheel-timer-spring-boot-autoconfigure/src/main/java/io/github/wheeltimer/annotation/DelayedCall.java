@@ -8,6 +8,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 
+import io.github.wheeltimer.HandOff;
+import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +28,11 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Each call is observed once: where it ran, where its caller cancelled it (the canceller's
  * thread, or the executor's when a cancel raced with the timer), or where the timer stopped.
+ * Once fired, it is counted once too, by its method and its timer, as the method's run ended
+ * (the timer task {@linkplain HashedWheelTimer#handOff hands the run off} rather than counting
+ * as completed when it has only passed the call to the executor): where the method returned or
+ * threw, where its returned future completed, where the executor refused it, or where the
+ * executor's thread found it cancelled.
  */
 final class DelayedCall implements DelayedTask, Runnable {
 
@@ -51,6 +58,9 @@ final class DelayedCall implements DelayedTask, Runnable {
 
 	/** How late the worker fired it; written by the worker before the executor hand-off. */
 	private long latenessNanos;
+
+	/** Where the run's end is counted on the timer; written by the worker before the executor hand-off. */
+	private HandOff handOff = HandOff.NONE;
 
 	/**
 	 * Set once by whichever thread first learns that the call will not run (a cancel through the
@@ -132,6 +142,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		if (this.method.observer().observes()) {
 			this.latenessNanos = -timeout.remainingDelay().toNanos();
 		}
+		this.handOff = HashedWheelTimer.handOff(timeout);
 		this.method.handedOff();
 		try {
 			this.method.executor().execute(this);
@@ -139,6 +150,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		catch (RuntimeException | Error refused) {
 			this.method.finished();
 			this.context.ended(this.method, DelayedCallOutcome.FAILED, refused);
+			this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 			fail(refused);
 		}
 	}
@@ -149,6 +161,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 			// Cancelled while it waited in the executor's queue: the caller no longer wants it.
 			if (this.result != null && this.result.isDone()) {
 				endWithout(DelayedCallOutcome.CANCELLED);
+				this.method.ended(DelayedCallOutcome.CANCELLED, this.handOff);
 				return;
 			}
 			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, null, null);
@@ -160,10 +173,13 @@ final class DelayedCall implements DelayedTask, Runnable {
 				}
 				else {
 					run.stop(null);
+					this.method.ended(DelayedCallOutcome.RAN, this.handOff);
 				}
 			}
 			catch (Throwable ex) {
 				run.stop(ex);
+				// Counted before the failure is reported: whoever it reaches finds it counted.
+				this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 				// In the caller's context still: a failure's log line carries its trace.
 				fail(ex);
 			}
@@ -176,7 +192,10 @@ final class DelayedCall implements DelayedTask, Runnable {
 		}
 	}
 
-	/** Completes the caller's future with what the method's own future gives. */
+	/**
+	 * Completes the caller's future with what the method's own future gives, once it is done: the
+	 * run ends then, and is counted so before the caller's future completes.
+	 */
 	private void complete(@Nullable Object value, DelayedCallObserver.Run run) {
 		DelayedResult result = this.result;
 		if (value instanceof CompletionStage<?> stage) {
@@ -184,10 +203,12 @@ final class DelayedCall implements DelayedTask, Runnable {
 				if (failure != null) {
 					Throwable cause = unwrap(failure);
 					run.stop(cause);
+					this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 					result.completeExceptionally(cause);
 				}
 				else {
 					run.stop(null);
+					this.method.ended(DelayedCallOutcome.RAN, this.handOff);
 					result.complete(outcome);
 				}
 			});
@@ -196,21 +217,25 @@ final class DelayedCall implements DelayedTask, Runnable {
 			try {
 				Object outcome = future.get();
 				run.stop(null);
+				this.method.ended(DelayedCallOutcome.RAN, this.handOff);
 				result.complete(outcome);
 			}
 			catch (ExecutionException ex) {
 				Throwable cause = unwrap(ex);
 				run.stop(cause);
+				this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 				result.completeExceptionally(cause);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				run.stop(ex);
+				this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 				result.completeExceptionally(ex);
 			}
 		}
 		else {
 			run.stop(null);
+			this.method.ended(DelayedCallOutcome.RAN, this.handOff);
 			result.complete(value);
 		}
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
+import io.github.wheeltimer.HandOff;
 import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
 import org.aopalliance.intercept.MethodInvocation;
@@ -50,6 +51,14 @@ public final class DelayedMethod {
 	private final DelayedCallObserver observer;
 
 	private final LongAdder calls = new LongAdder();
+
+	/**
+	 * Runs that returned normally (their future completed), and runs that threw (their future
+	 * failed) or could not start: counted by the thread the run ended on, an executor's mostly.
+	 */
+	private final LongAdder completed = new LongAdder();
+
+	private final LongAdder failed = new LongAdder();
 
 	/** Calls handed to the executor and not finished yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
@@ -128,11 +137,34 @@ public final class DelayedMethod {
 	}
 
 	/**
-	 * Returns how many calls the timer has accepted since startup.
+	 * Returns how many calls this instance's callers made since startup: accepted by the timer
+	 * (in-memory), or written to the database (durable, wherever they then run). A failed durable
+	 * call re-queued or run now is not a new call: its runs count in {@link #completedCalls()} and
+	 * {@link #failedCalls()} where they run.
 	 * @return the number of accepted calls
 	 */
 	public long calls() {
 		return this.calls.sum();
+	}
+
+	/**
+	 * Returns how many runs of this method on this instance returned normally (a returned future
+	 * completed normally): in-memory calls, and durable calls wherever they were made, run again
+	 * after a re-queue or a run now included.
+	 * @return the number of completed runs
+	 */
+	public long completedCalls() {
+		return this.completed.sum();
+	}
+
+	/**
+	 * Returns how many runs of this method on this instance threw (a returned future failed), or
+	 * could not start: an in-memory call its executor refused, a durable call whose arguments could
+	 * not be read. Durable calls run again after a re-queue or a run now count each time.
+	 * @return the number of failed runs
+	 */
+	public long failedCalls() {
+		return this.failed.sum();
 	}
 
 	/**
@@ -206,6 +238,30 @@ public final class DelayedMethod {
 		catch (RuntimeException | Error refused) {
 			finished();
 			throw refused;
+		}
+	}
+
+	/**
+	 * Counts how a run of a call of this method ended, and tells its timer, to which the call's
+	 * task handed the run off: {@link DelayedCallOutcome#RAN} counts as completed here and on the
+	 * timer, {@link DelayedCallOutcome#FAILED} as failed; any other outcome (the run was given up
+	 * before it started: cancelled while it waited for its executor, a durable call handed back or
+	 * fenced) counts nothing here and as withdrawn on the timer. On the thread the run ended on;
+	 * for the durable calls' runtime too.
+	 * @param outcome how the run ended
+	 * @param handOff what the call's timer task handed off, {@link HandOff#NONE} if it did not
+	 */
+	public void ended(DelayedCallOutcome outcome, HandOff handOff) {
+		switch (outcome) {
+			case RAN -> {
+				this.completed.increment();
+				handOff.completed();
+			}
+			case FAILED -> {
+				this.failed.increment();
+				handOff.failed();
+			}
+			default -> handOff.withdrawn();
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -146,15 +147,16 @@ public interface CallRepository {
 	 * Puts back to pending the claimed and running calls of instances whose heartbeat is older
 	 * than the lease; running ones then run again (at least once). Rows locked by an open
 	 * transaction are skipped, not waited for.
-	 * @return how many
+	 * @return the ids of the calls put back, each with the instance that held it: what a late
+	 * call's log line says it waited for
 	 */
-	int releaseDeadOwners();
+	Map<UUID, UUID> releaseDeadOwners();
 
 	/**
 	 * Puts back to pending every claimed and running call of one instance known to be gone.
-	 * @return how many
+	 * @return the ids of the calls put back
 	 */
-	int releaseCallsOf(UUID owner);
+	List<UUID> releaseCallsOf(UUID owner);
 
 	/** @return how many failed calls older than {@code retention} were deleted */
 	int deleteFailedBefore(Duration retention);

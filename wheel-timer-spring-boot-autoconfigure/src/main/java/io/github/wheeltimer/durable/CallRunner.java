@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
@@ -28,7 +29,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 /**
  * The run of a held call: gate, decode, invoke, finish, each once, and one {@link Outcome} at the
- * end, which the counts and the row's last write follow.
+ * end, which the counts and the row's last write follow. Its method and its timer count the run
+ * by that outcome too (completed, failed; withdrawn for a run lost to a take-over), and count a
+ * call that fired but will not run here (fenced, handed back, back on its wheel to try its gate
+ * again) as withdrawn, wherever that is decided.
  * <p>
  * Threads: the calls that fall due together pass their gates in one statement on the
  * {@link CallBatches batches' thread} ({@link #gate}), which then hands each to its method's
@@ -147,14 +151,25 @@ final class CallRunner {
 
 	/**
 	 * Puts a claimed call on its wheel; one its timer refuses goes back at once. A call due
-	 * already (a backlog, calls taken over) has no tick to wait for: it joins the next batch of
-	 * gates, in the backlog until it starts.
+	 * already (a backlog, calls taken over, a run now, a re-queued failed call) has no tick to wait
+	 * for: it joins the next batch of gates, in the backlog until it starts, run at once by its
+	 * timer, which counts it with its timeouts.
 	 */
 	void hold(DurableCall call) {
 		Instant now = this.clock.now();
 		if (!call.due().isAfter(now)) {
 			this.held.enterBacklog(call);
-			fired(call);
+			if (!(call.method().timer() instanceof HashedWheelTimer timer)) {
+				fired(call);
+				return;
+			}
+			try {
+				// On this thread, at once: the call's run(Timeout) hands it to fired().
+				timer.runDue(call);
+			}
+			catch (RuntimeException refused) {
+				handBack(call, "its timer refused it: " + refused.getMessage());
+			}
 			return;
 		}
 		RuntimeException refused = this.held.hold(call, now);
@@ -252,6 +267,8 @@ final class CallRunner {
 			CallRepository.Gates gates = startAll(gating);
 			for (DurableCall call : gating.values()) {
 				if (gates == null) {
+					// Its row goes back (or, stopping with the database gone, is left to the lease).
+					call.withdrawn();
 					this.held.leftBacklog(call);
 				}
 				else if (gates.waiting().contains(call.id())) {
@@ -263,7 +280,10 @@ final class CallRunner {
 				}
 			}
 			this.counters.fenced.add(fenced.size());
-			fenced.forEach(this.held::leftBacklog);
+			for (DurableCall call : fenced) {
+				call.withdrawn();
+				this.held.leftBacklog(call);
+			}
 			if (gates != null) {
 				for (DurableCall call : gating.values()) {
 					if (gates.passed().contains(call.id())) {
@@ -315,6 +335,8 @@ final class CallRunner {
 	 * still in the backlog; one its timer refuses (stopped) goes back to the database.
 	 */
 	private void retry(DurableCall call) {
+		// This fire ends here; the retry is a new timeout of its wheel.
+		call.withdrawn();
 		RuntimeException refused = this.held.hold(call, this.clock.now(), RETRY_DELAY);
 		if (refused != null) {
 			handBack(call, "its timer refused it: " + refused.getMessage());
@@ -328,6 +350,8 @@ final class CallRunner {
 			this.counters.started.increment();
 		}
 		catch (RuntimeException | Error refused) {
+			// Not a failure of the call: it goes back, to run later or elsewhere.
+			call.withdrawn();
 			this.held.leftBacklog(call);
 			logger.debug(call.description() + " handed back to the database: its executor refused it: " + refused);
 			this.writes.write(handBackWrite(call, true));
@@ -389,12 +413,14 @@ final class CallRunner {
 	}
 
 	/**
-	 * The one end of a run: its row's last write, then its count, so that a reader who sees the
-	 * count finds the row written (unless the write waits for the database).
+	 * The one end of a run: its method's and its timer's count of how the run ended, then its
+	 * row's last write, then its durable count, so that a reader who sees the durable count finds
+	 * the row written (unless the write waits for the database) and the run counted.
 	 */
 	private void end(DurableCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure) {
 		switch (outcome) {
 			case RAN -> {
+				call.ended(DelayedCallOutcome.RAN);
 				if (!call.isFinishedInTransaction()) {
 					// Counted once its batch is written.
 					this.batches.ran(call);
@@ -403,11 +429,14 @@ final class CallRunner {
 				this.counters.ran.increment();
 			}
 			case LOST -> {
+				// Its effects rolled back: it runs again where it was taken over to.
+				call.withdrawn();
 				this.counters.fenced.increment();
 				logger.warn(error + " (a pause longer than wheel-timer.durable.lease: " + this.lease
 						+ "), so that its effects happen once, where it runs now");
 			}
 			case FAILED, UNREADABLE -> {
+				call.ended(DelayedCallOutcome.FAILED);
 				int attempt = call.attempt();
 				String because = (failure != null) ? failure.getClass().getName() : "unknown";
 				this.writes.write(call, "marked failed",
@@ -421,6 +450,7 @@ final class CallRunner {
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	void handBack(DurableCall call, String why) {
+		call.withdrawn();
 		this.held.release(call);
 		logger.debug(call.description() + " handed back to the database: " + why);
 		this.writes.write(handBackWrite(call, false));

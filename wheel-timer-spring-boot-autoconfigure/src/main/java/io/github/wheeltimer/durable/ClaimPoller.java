@@ -2,6 +2,9 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -34,6 +37,12 @@ final class ClaimPoller {
 	private static final Log logger = LogFactory.getLog(DurableCalls.class);
 
 	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/**
+	 * The most calls of dead instances remembered at once, to say in a late call's log line which
+	 * instance's lease it waited for: beyond that, the line says it less precisely.
+	 */
+	static final int MAX_TAKE_OVER_NOTES = 10_000;
 
 	private final CallRepository calls;
 
@@ -91,6 +100,16 @@ final class ClaimPoller {
 
 	private volatile @Nullable Timeout nextPoll;
 
+	/**
+	 * Polls only: the calls this instance's take-overs put back, by id, with what held them, until a
+	 * poll claims them here (what the log line of a late call says it waited for) or for a minute
+	 * (another instance claimed them).
+	 */
+	private final Map<UUID, TakeOver> takenOver = new HashMap<>();
+
+	/** When this instance started, by the application's clock: a call due before waited for it. */
+	private volatile Instant startedAt = Instant.MIN;
+
 	/** Polls only. */
 	private long lastCleanUpNanos = Long.MIN_VALUE;
 
@@ -133,6 +152,7 @@ final class ClaimPoller {
 
 	/** Launches the first poll; on the starting thread. */
 	void start() {
+		this.startedAt = this.clock.now();
 		this.running = true;
 		this.polling.incrementAndGet();
 		this.scheduler.pollNow(() -> poll(false));
@@ -229,16 +249,58 @@ final class ClaimPoller {
 		while (more && left > 0 && this.running && !this.held.backlogFull()) {
 			int asked = (int) Math.min(batch, left);
 			List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable, asked);
+			Instant now = this.clock.now();
 			for (ClaimedCall row : rows) {
 				this.counters.claimed.increment();
 				DurableMethod method = this.methods.require(row.methodId());
-				this.runner.hold(new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
-						row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner));
+				DurableCall call = new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
+						row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
+				call.lateBecause(lateBecause(row, now));
+				this.runner.hold(call);
 			}
 			left -= rows.size();
 			more = rows.size() == asked;
 		}
 		return more && left > 0;
+	}
+
+	/**
+	 * Why a call claimed late was not claimed in time, as far as this instance can tell: what its
+	 * log line says if it starts late.
+	 * @return the reason, or {@code null} if it is claimed in time (late, it waited here)
+	 */
+	private @Nullable String lateBecause(ClaimedCall row, Instant now) {
+		TakeOver takeOver = this.takenOver.remove(row.id());
+		if (takeOver != null) {
+			return takeOver.reason();
+		}
+		if (Duration.between(row.due(), now).compareTo(this.settings.horizon()) <= 0) {
+			return null;
+		}
+		if (row.due().isBefore(this.startedAt)) {
+			return "no instance was running to claim it when it fell due; this instance started at " + this.startedAt;
+		}
+		return "this instance was running when it fell due but did not claim it then: another instance held it and"
+				+ " did not start it (it died, and its lease had to run out, or it stopped), or this instance's polls"
+				+ " could not claim it (its database failed, or calls due before it held its claims back)";
+	}
+
+	/**
+	 * Remembers what held the calls a take-over put back, for the log line of those that start
+	 * late here; up to {@link #MAX_TAKE_OVER_NOTES}.
+	 */
+	private void noteTakeOver(Iterable<UUID> ids, String reason) {
+		long now = System.nanoTime();
+		for (UUID id : ids) {
+			if (this.takenOver.size() >= MAX_TAKE_OVER_NOTES) {
+				return;
+			}
+			this.takenOver.put(id, new TakeOver(reason, now));
+		}
+	}
+
+	/** What held a call a take-over put back, and when that was noted (System.nanoTime()). */
+	private record TakeOver(String reason, long notedNanos) {
 	}
 
 	/**
@@ -337,10 +399,13 @@ final class ClaimPoller {
 			}
 			else if (!other.alive()) {
 				this.predecessors.remove(other.id());
-				int taken = this.calls.releaseCallsOf(other.id());
-				this.counters.takenOver.add(taken);
-				logger.info("Took over " + taken + " durable calls of the previous run of instance '" + other.name()
-						+ "', whose heartbeat stopped at " + other.heartbeat());
+				List<UUID> taken = this.calls.releaseCallsOf(other.id());
+				this.counters.takenOver.add(taken.size());
+				noteTakeOver(taken, "it was held by the previous run of this instance, '" + other.name() + "' ("
+						+ other.id() + "), whose heartbeat stopped at " + other.heartbeat()
+						+ "; this instance took it over at its start, once it had seen that heartbeat stopped");
+				logger.info("Took over " + taken.size() + " durable calls of the previous run of instance '"
+						+ other.name() + "', whose heartbeat stopped at " + other.heartbeat());
 				// Its row goes too; should this fail, the clean-up removes it with the other silent ones.
 				this.instances.unregister(other.id());
 			}
@@ -352,15 +417,34 @@ final class ClaimPoller {
 		if (!this.lease.connectedForALease()) {
 			return;
 		}
-		int taken = this.calls.releaseDeadOwners();
-		if (taken > 0) {
-			this.counters.takenOver.add(taken);
-			logger.info("Took over " + taken + " durable calls of instances whose lease ran out");
+		Map<UUID, UUID> taken = this.calls.releaseDeadOwners();
+		if (taken.isEmpty()) {
+			return;
 		}
+		this.counters.takenOver.add(taken.size());
+		logger.info("Took over " + taken.size() + " durable calls of instances whose lease ran out");
+		// One more statement, only when there was something to take over: what the late ones waited for.
+		Map<UUID, InstanceStatus> owners = new HashMap<>();
+		this.instances.instances(this.settings.lease()).forEach((owner) -> owners.put(owner.id(), owner));
+		Map<UUID, List<UUID>> byOwner = new LinkedHashMap<>();
+		taken.forEach((id, owner) -> byOwner.computeIfAbsent(owner, (key) -> new ArrayList<>()).add(id));
+		byOwner.forEach((owner, ids) -> noteTakeOver(ids, waitedForTheLeaseOf(owner, owners.get(owner))));
+	}
+
+	/** What a call of a dead instance waited for, said once per instance and shared by its calls. */
+	private String waitedForTheLeaseOf(UUID id, @Nullable InstanceStatus owner) {
+		String died = (owner != null)
+				? "instance '" + owner.name() + "' (" + id + "), which died holding it with its last heartbeat at "
+						+ owner.heartbeat()
+				: "instance " + id + ", which died holding it and is no longer listed";
+		return "it waited for the lease of " + died + "; this instance took it over once that lease ("
+				+ this.settings.lease() + ") had run out";
 	}
 
 	/** Removes what is past its retention: once a minute is plenty, and keeps an idle instance quiet. */
 	private void cleanUp() {
+		long nowNanos = System.nanoTime();
+		this.takenOver.values().removeIf((note) -> nowNanos - note.notedNanos() >= CLEAN_UP_NANOS);
 		this.calls.deleteFailedBefore(this.settings.failedRetention());
 		this.instances.deleteSilentFor(this.settings.lease().multipliedBy(10));
 		this.held.forgetLostFutures();

@@ -148,9 +148,9 @@ public final class DelayedCalls {
 	}
 
 	/**
-	 * Runs the waiting call of a durable method, by its key, now: on the next tick of this
-	 * instance's wheel, or at the next poll of an instance that knows the method when this one
-	 * does not run.
+	 * Runs the waiting call of a durable method, by its key, now: at once on this instance
+	 * (counted by the method's timer as any run there), or at the next poll of an instance that
+	 * knows the method when this one does not run.
 	 * @param methodId the method's durable id
 	 * @param key the key
 	 * @return the call as this change left it, or empty if none waits with that key
@@ -162,7 +162,10 @@ public final class DelayedCalls {
 	}
 
 	/**
-	 * Runs a waiting call now, or a failed one again now, by its id.
+	 * Runs a waiting call now, or a failed one again now, by its id. A failed call run again is
+	 * the same call, not a new one: its method's {@link io.github.wheeltimer.annotation.DelayedMethod#calls()
+	 * calls} stay, and the run counts in its timer's counters and its method's completed or failed
+	 * runs, where it runs.
 	 * @param id the call's id
 	 * @return the call as this change left it, or empty if it is neither waiting nor failed
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key

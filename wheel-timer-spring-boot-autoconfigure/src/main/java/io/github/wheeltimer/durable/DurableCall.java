@@ -5,7 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.time.Instant;
 import java.util.UUID;
 
+import io.github.wheeltimer.HandOff;
+import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
@@ -15,9 +18,16 @@ import org.jspecify.annotations.Nullable;
  * by the {@link CallRunner}.
  * <p>
  * Threads: created by the caller (born claimed) or by a poll; {@link #run(Timeout)} runs on the
- * timer's worker and only hands the call to its gate's batch; {@link #run()} runs on an executor
- * thread, once the gate passed. The fields are final, or confined to the executor thread, or
- * (the backlog flag) left once by compare-and-set; the hand-offs publish them.
+ * timer's worker (or, for a call due already, on the thread that holds it, through
+ * {@link HashedWheelTimer#runDue}) and only hands the call to its gate's batch; {@link #run()}
+ * runs on an executor thread, once the gate passed. The fields are final, or confined to the
+ * executor thread, or (the backlog flag) left once by compare-and-set; the hand-offs publish
+ * them.
+ * <p>
+ * Its timer counts it as its run here ends, not when it goes to its gate: {@link #run(Timeout)}
+ * hands the run off, and whichever thread ends it says how ({@link #ended}, {@link #withdrawn}):
+ * the method returned or threw, or the call will not run here after all (fenced, handed back, or
+ * back on the wheel to try its gate again, a new timeout then).
  */
 final class DurableCall implements DelayedTask, Runnable {
 
@@ -51,6 +61,21 @@ final class DurableCall implements DelayedTask, Runnable {
 	private final @Nullable DurableResult result;
 
 	private final CallRunner runner;
+
+	/**
+	 * Where the end of the run of its last fire is counted on its timer. Written on the thread that
+	 * fired it, before the batches' queue publishes the call to the gate thread; read by whichever
+	 * thread ends the run. Volatile: a stop may hand back, on its own thread, a call whose last fire
+	 * ended long ago, whose hand-off then counts nothing more.
+	 */
+	private volatile HandOff handOff = HandOff.NONE;
+
+	/**
+	 * Why it was not claimed in time, as the poll that claimed it late could tell, for its log line
+	 * if it starts late; {@code null} if claimed in time. Written by the poll before the call is
+	 * held, which publishes it.
+	 */
+	private @Nullable String lateBecause;
 
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
@@ -139,6 +164,15 @@ final class DurableCall implements DelayedTask, Runnable {
 		return this.result;
 	}
 
+	void lateBecause(@Nullable String reason) {
+		this.lateBecause = reason;
+	}
+
+	/** @return why it was claimed late, or {@code null} if it was claimed in time */
+	@Nullable String lateBecause() {
+		return this.lateBecause;
+	}
+
 	void enterBacklog() {
 		this.inBacklog = true;
 	}
@@ -156,9 +190,26 @@ final class DurableCall implements DelayedTask, Runnable {
 		return this.finishedInTransaction;
 	}
 
-	/** On the worker: the call waits for the batch that gates it, then for its executor. */
+	/**
+	 * The run of this fire ended with the method's outcome ({@link DelayedCallOutcome#RAN} or
+	 * {@link DelayedCallOutcome#FAILED}): counted by its method and its timer.
+	 */
+	void ended(DelayedCallOutcome outcome) {
+		this.method.method().ended(outcome, this.handOff);
+	}
+
+	/** The call will not run here after this fire: its timer counts the fire withdrawn. */
+	void withdrawn() {
+		this.handOff.withdrawn();
+	}
+
+	/**
+	 * On the worker, or on the thread that holds a call due already: the call waits for the batch
+	 * that gates it, then for its executor. Its timer counts it running until then.
+	 */
 	@Override
 	public void run(Timeout timeout) {
+		this.handOff = HashedWheelTimer.handOff(timeout);
 		this.runner.fired(this);
 	}
 

@@ -154,7 +154,7 @@ final class DurableClient {
 	/**
 	 * Moves a waiting call to a new due time, or puts a failed one back to wait for it, in the
 	 * caller's transaction if it has one. A call due within the horizon is claimed by this
-	 * instance, as a new call is, if it knows the method: run now, it fires on the next tick.
+	 * instance, as a new call is, if it knows the method: run now, it starts at once.
 	 * @return the call as this change left it; {@code null} if it is
 	 * neither waiting nor failed (it started, or is gone)
 	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
@@ -201,8 +201,12 @@ final class DurableClient {
 		}
 		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
 		if (near) {
-			holdAfterCommit(new DurableCall(method, id, call.key(), call.arguments(), at, attempts, call.traceParent(),
-					null, this.runner), () -> {
+			DurableCall moved = new DurableCall(method, id, call.key(), call.arguments(), at, attempts,
+					call.traceParent(), null, this.runner);
+			if (Duration.between(at, now).compareTo(this.horizon) > 0) {
+				moved.lateBecause("it was rescheduled to a due time already past");
+			}
+			holdAfterCommit(moved, () -> {
 						if (!heldBefore.get()) {
 							this.counters.claimed.increment();
 						}

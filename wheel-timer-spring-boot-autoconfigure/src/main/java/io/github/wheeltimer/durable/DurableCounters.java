@@ -82,9 +82,13 @@ final class DurableCounters {
 		long said = this.lateSaidNanos.get();
 		if ((said == Long.MIN_VALUE || now - said >= LATE_LINE_NANOS) && this.lateSaidNanos.compareAndSet(said, now)) {
 			this.lateUnsaid.addAndGet(-unsaid);
+			// What the poll that claimed it could tell; claimed in time, it was late here.
+			String because = call.lateBecause();
 			logger.info(call.description() + " runs " + lateness.toMillis() + " ms after its due time " + call.due()
-					+ " (no instance was running, or none could claim it)"
-					+ ((unsaid > 1) ? "; " + (unsaid - 1) + " more calls started that late since the last such line"
+					+ ": " + ((because != null) ? because
+							: "it was claimed in time, and waited here for its start gate and an executor thread, behind"
+									+ " calls due before it")
+					+ ((unsaid > 1) ? ". " + (unsaid - 1) + " more calls started that late since the last such line"
 							: ""));
 		}
 	}

@@ -5,8 +5,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
@@ -41,6 +45,8 @@ class WheelTimerEndpointTests {
 
 	private static final String REMINDERS = "WheelTimerEndpointTests.Reminders";
 
+	private static final String FAILING = "WheelTimerEndpointTests.FailingReminders";
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class, WheelTimerEndpointAutoConfiguration.class))
@@ -59,7 +65,7 @@ class WheelTimerEndpointTests {
 			assertThat(wheelTimer.ticksPerWheel()).isEqualTo(512);
 			assertThat(wheelTimer.pendingTimeouts()).isOne();
 			assertThat(wheelTimer.maxPendingTimeouts()).isZero();
-			assertThat(wheelTimer.counters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0));
+			assertThat(wheelTimer.counters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0, 0));
 			assertThat(wheelTimer.tickLag()).isEqualTo("PT0S");
 			assertThat(wheelTimer.meanLateness()).isEqualTo("PT0S");
 			assertThat(wheelTimer.worker().name()).isEqualTo("wheel-timer");
@@ -106,10 +112,80 @@ class WheelTimerEndpointTests {
 					assertThat(next.callId()).isNull();
 				});
 			assertThat(details.delayedMethods()).containsExactly(
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0));
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0, 0, 0));
 		});
+	}
+
+	@Test
+	void aDelayedCallCountsAsItsMethodsRunEndedOnTheExecutorNotAsItsHandOffToIt() {
+		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class).run((context) -> {
+			FailingReminders reminders = context.getBean(FailingReminders.class);
+			reminders.returns("ada");
+			reminders.throwsOnTheExecutor("bob");
+			CompletableFuture<String> failing = reminders.returnsAFailedFuture("cy");
+			WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> endpoint.timers().timers().get("wheelTimer").counters().running() == 0
+						&& endpoint.timers().timers().get("wheelTimer").pendingTimeouts() == 0);
+
+			assertThat(failing).isCompletedExceptionally();
+			assertThat(endpoint.timers().timers().get("wheelTimer").counters())
+				.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(3, 1, 2, 0, 0, 0, 0, 0));
+			assertThat(endpoint.timer("wheelTimer").delayedMethods())
+				.filteredOn((method) -> method.method().startsWith(FAILING))
+				.containsExactly(
+					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returns(String)", "PT0.05S", 1, 1, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returnsAFailedFuture(String)", "PT0.05S",
+							1, 0, 1, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".throwsOnTheExecutor(String)", "PT0.05S", 1,
+							0, 1, 0));
+		});
+	}
+
+	@Test
+	void aDelayedCallItsExecutorRefusesCountsAsFailed() {
+		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class, RefusingExecutorConfiguration.class)
+			.withPropertyValues("wheel-timer.executor=refusingExecutor")
+			.run((context) -> {
+				context.getBean(FailingReminders.class).returns("ada");
+				WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> endpoint.timers().timers().get("wheelTimer").counters().failed() == 1);
+
+				assertThat(endpoint.timers().timers().get("wheelTimer").counters())
+					.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 1, 0, 0, 0, 0, 0));
+				assertThat(endpoint.timer("wheelTimer").delayedMethods())
+					.filteredOn((method) -> method.method().equals(FAILING + ".returns(String)"))
+					.singleElement()
+					.satisfies((method) -> {
+						assertThat(method.failed()).isOne();
+						assertThat(method.completed()).isZero();
+						assertThat(method.inFlight()).isZero();
+					});
+			});
+	}
+
+	@Test
+	void aDelayedCallCancelledWhileItWaitsForItsExecutorCountsAsWithdrawn() {
+		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class, HeldExecutorConfiguration.class)
+			.withPropertyValues("wheel-timer.executor=heldExecutor")
+			.run((context) -> {
+				HeldExecutor executor = context.getBean(HeldExecutor.class);
+				CompletableFuture<String> cancelled = context.getBean(FailingReminders.class).returnsAFailedFuture("ada");
+				WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> executor.held() == 1);
+				assertThat(endpoint.timers().timers().get("wheelTimer").counters().running()).isOne();
+
+				cancelled.cancel(false);
+				executor.release();
+
+				assertThat(endpoint.timers().timers().get("wheelTimer").counters())
+					.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 1, 0, 0, 0, 0));
+			});
 	}
 
 	@Test
@@ -153,7 +229,7 @@ class WheelTimerEndpointTests {
 		WheelSnapshot.Level level0 = levels[0];
 		long pending = Arrays.stream(levels).mapToLong(WheelSnapshot.Level::timeouts).sum();
 		return new WheelSnapshot(WheelSnapshot.State.STARTED, level0.slotSpan(), level0.slots(), level0.hand(), pending,
-				0, new WheelSnapshot.Counters(pending, 0, 0, 0, 0, 0, 0, Duration.ZERO), Duration.ZERO, Duration.ZERO,
+				0, new WheelSnapshot.Counters(pending, 0, 0, 0, 0, 0, 0, 0, Duration.ZERO), Duration.ZERO, Duration.ZERO,
 				List.of(levels), new WheelSnapshot.Worker("wheel-timer", true, null));
 	}
 
@@ -263,6 +339,60 @@ class WheelTimerEndpointTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	static class FailingRemindersConfiguration {
+
+		@Bean
+		FailingReminders failingReminders() {
+			return new FailingReminders();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class RefusingExecutorConfiguration {
+
+		@Bean
+		Executor refusingExecutor() {
+			return (task) -> {
+				throw new RejectedExecutionException("refusing on purpose");
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HeldExecutorConfiguration {
+
+		@Bean
+		HeldExecutor heldExecutor() {
+			return new HeldExecutor();
+		}
+
+	}
+
+	/** Runs nothing until released, on the releasing thread: a call waits in it meanwhile. */
+	static class HeldExecutor implements Executor {
+
+		private final Queue<Runnable> held = new ConcurrentLinkedQueue<>();
+
+		@Override
+		public void execute(Runnable command) {
+			this.held.add(command);
+		}
+
+		int held() {
+			return this.held.size();
+		}
+
+		void release() {
+			for (Runnable command = this.held.poll(); command != null; command = this.held.poll()) {
+				command.run();
+			}
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	static class SecondTimerConfiguration {
 
 		@Bean
@@ -274,6 +404,24 @@ class WheelTimerEndpointTests {
 		@Bean
 		HashedWheelTimer leasesTimer() {
 			return HashedWheelTimer.builder().ticksPerWheel(64).build();
+		}
+
+	}
+
+	static class FailingReminders {
+
+		@DelayedExecution(delay = 50)
+		public void returns(String who) {
+		}
+
+		@DelayedExecution(delay = 50)
+		public void throwsOnTheExecutor(String who) {
+			throw new IllegalStateException("no reminder for " + who);
+		}
+
+		@DelayedExecution(delay = 50)
+		public CompletableFuture<String> returnsAFailedFuture(String who) {
+			return CompletableFuture.failedFuture(new IllegalStateException("no reminder for " + who));
 		}
 
 	}

@@ -1,9 +1,12 @@
 package io.github.wheeltimer.actuate;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.wheeltimer.HandOff;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -57,10 +60,30 @@ class WheelTimerMetricsTests {
 		assertThat(this.registry.get("wheel.timer.pending").gauge().value()).isZero();
 		assertThat(this.registry.get("wheel.timer.timeouts").tag("name", "ordersTimer").functionCounters())
 			.as("one meter per outcome of a scheduled timeout, adding up to those scheduled")
-			.hasSize(4)
+			.hasSize(5)
 			.extracting(FunctionCounter::count)
 			.satisfies((counts) -> assertThat(counts.stream().mapToDouble(Double::doubleValue).sum())
 				.isEqualTo(counter("wheel.timer.scheduled")));
+	}
+
+	@Test
+	void aTaskThatHandsItsWorkOffIsCountedAsTheWorkEnded() {
+		new WheelTimerMetrics(Map.of("ordersTimer", this.timer)).bindTo(this.registry);
+		List<HandOff> handedOff = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			this.timer.newTimeout((timeout) -> handedOff.add(HashedWheelTimer.handOff(timeout)), Duration.ofMillis(20));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> handedOff.size() == 3);
+		assertThat(outcome("completed")).as("handed off, not done").isZero();
+
+		handedOff.get(0).completed();
+		handedOff.get(1).failed();
+		handedOff.get(2).withdrawn();
+
+		assertThat(outcome("completed")).isOne();
+		assertThat(outcome("failed")).isOne();
+		assertThat(outcome("withdrawn")).isOne();
+		assertThat(counter("wheel.timer.scheduled")).isEqualTo(3);
 	}
 
 	@Test

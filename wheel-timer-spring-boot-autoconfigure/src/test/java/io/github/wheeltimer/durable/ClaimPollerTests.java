@@ -5,10 +5,15 @@ import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
 
+import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import io.github.wheeltimer.durable.OrderTimeouts.Run;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
 import static io.github.wheeltimer.durable.DurableHarness.TICK;
@@ -24,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * backlog, outages, take-overs, through a whole {@link DurableCalls} on fake repositories and
  * virtual time.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class ClaimPollerTests {
 
 	private DurableHarness harness;
@@ -187,6 +193,44 @@ class ClaimPollerTests {
 		assertThat(counts.suspectedDuplicates()).as("o-2 had started on the dead instance").isOne();
 	}
 
+	@Test
+	void theLineOfACallThatStartsLateAfterATakeOverSaysWhichDeadInstancesLeaseItWaitedFor(CapturedOutput output) {
+		Duration lease = Duration.ofMillis(500);
+		DurableHarness harness = harness(new DurableHarness(lease, 100));
+		UUID dead = UUID.randomUUID();
+		harness.instances.heartbeat(dead, "shop-2", List.of(id("remind")));
+		UUID held = UUID.randomUUID();
+		harness.calls.insert(held, id("remind"), null, harness.arguments("remind", "o-1"),
+				harness.now().minus(Duration.ofMinutes(1)), dead, null);
+		harness.instances.advanceClock(lease.plusMillis(1));
+		harness.start();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			harness.advance(POLL_INTERVAL);
+			assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");
+		});
+
+		assertThat(output).contains("Durable call " + held + " to OrderTimeouts.remind")
+			.contains("it waited for the lease of instance 'shop-2' (" + dead + "), which died holding it with its last"
+					+ " heartbeat at ")
+			.contains("this instance took it over once that lease (PT0.5S) had run out")
+			.doesNotContain("no instance was running");
+	}
+
+	@Test
+	void theLineOfACallThatFellDueBeforeAnyInstanceRanSaysSo(CapturedOutput output) {
+		DurableHarness harness = harness();
+		UUID id = harness.insertPending("remind", Duration.ofMinutes(-1), "o-1");
+
+		harness.start();
+
+		assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");
+		assertThat(output).contains("Durable call " + id + " to OrderTimeouts.remind")
+			.contains("runs 60000 ms after its due time")
+			.contains(": no instance was running to claim it when it fell due; this instance started at "
+					+ harness.now())
+			.doesNotContain("lease");
+	}
+
 	/**
 	 * What the counts guarantee at a quiet point (no poll in progress, no call between its fire
 	 * and its end), without cancels, replacements nor runs whose own transaction lost the row:
@@ -215,6 +259,17 @@ class ClaimPollerTests {
 		assertThat(quiet.scheduled() + quiet.claimed())
 			.isEqualTo(quiet.started() + quiet.fenced() + quiet.handedBack() + harness.durable.held());
 		assertThat(quiet.started()).isEqualTo(quiet.ran() + quiet.failed());
+		// The timer counts each fire, on its wheel or at once for a call due already when claimed, by
+		// how its run here ended: the method's outcome, or withdrawn when it did not run here.
+		WheelSnapshot.Counters timer = harness.timer.counters();
+		assertThat(timer.completed()).isEqualTo(quiet.ran());
+		assertThat(timer.failed()).isEqualTo(quiet.failed());
+		assertThat(timer.withdrawn()).as("fenced, or handed back after their gate failed")
+			.isEqualTo(quiet.fenced() + quiet.handedBack());
+		assertThat(timer.running()).isZero();
+		assertThat(harness.timer.pendingTimeouts()).isEqualTo(harness.durable.held());
+		assertThat(timer.scheduled()).isEqualTo(timer.completed() + timer.failed() + timer.withdrawn()
+				+ timer.cancelled() + timer.unprocessed() + harness.timer.pendingTimeouts());
 		harness.durable.stop();
 		DurableCalls.Counts stopped = harness.counts();
 		assertThat(harness.durable.held()).isZero();
@@ -223,6 +278,10 @@ class ClaimPollerTests {
 		assertThat(stopped.scheduled() + stopped.claimed())
 			.isEqualTo(stopped.started() + stopped.fenced() + stopped.handedBack());
 		assertThat(harness.calls.rows(PENDING)).hasSize(2);
+		WheelSnapshot.Counters afterStop = harness.timer.counters();
+		assertThat(afterStop.cancelled()).as("taken off their wheel to go back").isEqualTo(timer.cancelled() + 2);
+		assertThat(afterStop.scheduled()).isEqualTo(afterStop.completed() + afterStop.failed() + afterStop.withdrawn()
+				+ afterStop.cancelled() + afterStop.unprocessed() + harness.timer.pendingTimeouts());
 	}
 
 }

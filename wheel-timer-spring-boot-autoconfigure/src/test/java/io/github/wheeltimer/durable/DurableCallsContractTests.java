@@ -17,10 +17,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
+import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
@@ -857,6 +859,45 @@ abstract class DurableCallsContractTests {
 		assertThat(delayedCalls.cancel(other.id())).map(StoredCall::id).contains(other.id());
 		assertThat(delayedCalls.find(other.id())).isEmpty();
 		assertThat(delayedCalls.cancel(other.id())).isEmpty();
+	}
+
+	/**
+	 * A durable method that throws, run again by an operator (run now, then re-queue), is counted
+	 * failed at each run, where operators read it: its timer's counters (on the endpoint and in the
+	 * meters) and its method's. The runs again are due at once, so they skip the wheel's tick, and
+	 * are counted by the timer all the same.
+	 */
+	@Test
+	void aDurableMethodThatFailsAtEachRunIsCountedFailedEachTimeByItsTimerItsMetersAndItsMethod() {
+		ConfigurableApplicationContext app = start(newDatabase(), "management.endpoints.web.exposure.include=wheeltimer");
+		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		app.getBean(Orders.class).explode("o-1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
+		UUID id = delayedCalls.list("Orders.explode", CallState.FAILED, 0, 10).calls().get(0).id();
+
+		assertThat(delayedCalls.runNow(id)).isPresent();
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 2);
+		assertThat(durable.requeueFailed("Orders.explode").requeued()).isOne();
+		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 3);
+
+		WheelTimerEndpoint endpoint = app.getBean(WheelTimerEndpoint.class);
+		assertThat(endpoint.timers().timers().get("wheelTimer").counters())
+			.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(3, 0, 3, 0, 0, 0, 0, 0));
+		assertThat(endpoint.timer("wheelTimer").delayedMethods())
+			.filteredOn((method) -> method.method().equals("DurableApp.Orders.explode(String)"))
+			.singleElement()
+			.satisfies((method) -> {
+				assertThat(method.calls()).as("made once").isOne();
+				assertThat(method.failed()).as("ran three times").isEqualTo(3);
+				assertThat(method.completed()).isZero();
+			});
+		MeterRegistry meters = app.getBean(MeterRegistry.class);
+		assertThat(meters.get("wheel.timer.timeouts").tag("name", "wheelTimer").tag("outcome", "failed")
+			.functionCounter()
+			.count()).isEqualTo(3);
+		assertThat(meters.get("wheel.timer.scheduled").tag("name", "wheelTimer").functionCounter().count())
+			.isEqualTo(3);
 	}
 
 	@Test

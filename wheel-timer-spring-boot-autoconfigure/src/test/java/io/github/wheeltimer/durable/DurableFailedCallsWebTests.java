@@ -2,6 +2,8 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
@@ -30,6 +32,8 @@ import static org.awaitility.Awaitility.await;
 				"management.endpoint.wheeltimer.access=unrestricted" })
 @AutoConfigureRestTestClient
 class DurableFailedCallsWebTests {
+
+	private static final String EXPLODE = "DurableApp.Orders.explode(String)";
 
 	@Autowired
 	private RestTestClient client;
@@ -66,6 +70,66 @@ class DurableFailedCallsWebTests {
 		DocumentContext requeued = requeue("{\"method\": \"orders.remind\"}");
 		assertThat(requeued.read("$.requeued", Integer.class)).isEqualTo(1);
 		assertThat(requeued.<List<String>>read("$.keyInUse[*].key")).containsExactly("o-keyed-1");
+	}
+
+	/**
+	 * A durable method that throws each time, run again over HTTP by "run" then by a re-queue, shows
+	 * each run failed: in its method's counts, and in its timer's, which add up with the other
+	 * methods' (a failure of another test's re-queued call may come in between).
+	 */
+	@Test
+	void eachRunOfAFailingMethodAgainByRunAndRequeueIsCountedFailedByItsMethodAndItsTimer() {
+		this.orders.explode("o-again");
+		await().atMost(Duration.ofSeconds(10)).until(() -> failedRunsOfExplode() == 1);
+		UUID id = this.durable.failedCalls("Orders.explode", 10).get(0).id();
+
+		this.client.post()
+			.uri("/actuator/wheeltimer/durable/calls/" + id)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body("{\"action\": \"run\"}")
+			.exchange()
+			.expectStatus()
+			.isOk();
+		await().atMost(Duration.ofSeconds(10)).until(() -> failedRunsOfExplode() == 2);
+		assertThat(requeue("{\"method\": \"Orders.explode\"}").read("$.requeued", Integer.class)).isOne();
+
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			DocumentContext timer = details();
+			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].failed"))
+				.as("ran three times, failed each time").containsExactly(3);
+			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].calls"))
+				.as("made once").containsExactly(1);
+			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].completed"))
+				.containsExactly(0);
+			Map<String, Integer> counters = timer.read("$.counters");
+			assertThat(counters.get("failed")).as("the timer's failed are its methods' failed runs")
+				.isEqualTo(sum(timer.read("$.delayedMethods[*].failed")));
+			assertThat(counters.get("completed")).isEqualTo(sum(timer.read("$.delayedMethods[*].completed")));
+			assertThat(counters.get("completed") + counters.get("failed") + counters.get("withdrawn")
+					+ counters.get("cancelled") + counters.get("unprocessed") + counters.get("running")
+					+ timer.read("$.pendingTimeouts", Integer.class))
+				.as("every scheduled timeout is accounted for")
+				.isEqualTo(counters.get("scheduled"));
+		});
+	}
+
+	private DocumentContext details() {
+		return JsonPath.parse(this.client.get()
+			.uri("/actuator/wheeltimer/wheelTimer")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody());
+	}
+
+	private int failedRunsOfExplode() {
+		return sum(details().read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].failed"));
+	}
+
+	private static int sum(List<Integer> counts) {
+		return counts.stream().mapToInt(Integer::intValue).sum();
 	}
 
 	private DocumentContext requeue(String body) {

@@ -365,33 +365,33 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public int releaseDeadOwners() {
+	public Map<UUID, UUID> releaseDeadOwners() {
 		this.statements.sent("releaseDeadOwners");
 		synchronized (this.db) {
-			int count = 0;
+			Map<UUID, UUID> released = new LinkedHashMap<>();
 			for (Row row : this.rows.values()) {
 				// owner_id NOT IN (the live instances): a claimed or running row always has an owner.
 				if (row.in(CLAIMED, RUNNING) && row.owner != null && !this.db.isAliveLocked(row.owner, this.lease)) {
+					released.put(row.id, row.owner);
 					row.toPending();
-					count++;
 				}
 			}
-			return count;
+			return released;
 		}
 	}
 
 	@Override
-	public int releaseCallsOf(UUID owner) {
+	public List<UUID> releaseCallsOf(UUID owner) {
 		this.statements.sent("releaseCallsOf");
 		synchronized (this.db) {
-			int count = 0;
+			List<UUID> released = new ArrayList<>();
 			for (Row row : this.rows.values()) {
 				if (row.in(CLAIMED, RUNNING) && owner.equals(row.owner)) {
 					row.toPending();
-					count++;
+					released.add(row.id);
 				}
 			}
-			return count;
+			return released;
 		}
 	}
 

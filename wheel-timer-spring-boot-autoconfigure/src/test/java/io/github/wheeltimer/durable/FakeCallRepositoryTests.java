@@ -120,11 +120,11 @@ class FakeCallRepositoryTests {
 		this.instances.heartbeat(dead, "dead", List.of());
 		UUID running = insert("a", dead);
 		this.calls.start(running, dead);
-		insert("b", dead);
+		UUID held = insert("b", dead);
 		this.instances.advanceClock(LEASE);
 		this.instances.heartbeat(this.me, "me", List.of());
 		UUID mine = insert("c", this.me);
-		assertThat(this.calls.releaseDeadOwners()).isEqualTo(2);
+		assertThat(this.calls.releaseDeadOwners()).containsOnlyKeys(running, held).containsValues(dead);
 		assertThat(this.calls.rows(PENDING)).hasSize(2);
 		assertThat(this.calls.row(running).attempts()).as("runs again: at least once").isOne();
 		assertThat(this.calls.row(mine).state()).isEqualTo(CLAIMED);

@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
@@ -31,6 +33,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionCallback;
@@ -415,37 +418,41 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public int releaseDeadOwners() {
+	public Map<UUID, UUID> releaseDeadOwners() {
 		// Usually none: one cheap statement per poll, and a transaction only when there is work.
 		if (this.jdbc.query(this.dialect.limit("SELECT id" + this.ofDeadOwners), this::firstId, 1).isEmpty()) {
-			return 0;
+			return Map.of();
 		}
 		// Skipped, not waited for: a plain UPDATE would block every instance's poll for as long as a
 		// transaction holding one of the rows stays open (a frozen instance's finish, a caller's cancel).
-		Integer released = inOwnTransaction((status) -> release(
-				this.jdbc.query(this.dialect.skipLocked("SELECT id" + this.ofDeadOwners), this::firstId)));
-		return (released != null) ? released : 0;
+		Map<UUID, UUID> released = inOwnTransaction((status) -> {
+			Map<UUID, UUID> owners = new LinkedHashMap<>();
+			this.jdbc.query(this.dialect.skipLocked("SELECT id, owner_id" + this.ofDeadOwners),
+					(RowCallbackHandler) (rs) -> owners.put(id(rs, 1), id(rs, 2)));
+			release(List.copyOf(owners.keySet()));
+			return owners;
+		});
+		return (released != null) ? released : Map.of();
 	}
 
 	@Override
-	public int releaseCallsOf(UUID owner) {
-		Integer released = inOwnTransaction((status) -> release(this.jdbc.query(
-				this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '"
-						+ RUNNING + "') AND owner_id = ?"),
-				this::firstId, this.dialect.id(owner))));
-		return (released != null) ? released : 0;
+	public List<UUID> releaseCallsOf(UUID owner) {
+		List<UUID> released = inOwnTransaction((status) -> {
+			List<UUID> ids = this.jdbc.query(this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('"
+					+ CLAIMED + "', '" + RUNNING + "') AND owner_id = ?"), this::firstId, this.dialect.id(owner));
+			release(ids);
+			return ids;
+		});
+		return (released != null) ? released : List.of();
 	}
 
-	/** Puts the locked rows back to pending, a chunk per statement. */
-	private int release(List<UUID> ids) {
-		int count = 0;
+	/** Puts the locked rows back to pending, a chunk per statement: they are ours, so each goes back. */
+	private void release(List<UUID> ids) {
 		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
 			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
-			count += update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
-					+ " WHERE id IN (" + placeholders(chunk.size()) + ")",
-					chunk.stream().map(this.dialect::id).toArray());
+			update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+					+ " WHERE id IN (" + placeholders(chunk.size()) + ")", chunk.stream().map(this.dialect::id).toArray());
 		}
-		return count;
 	}
 
 	@Override
