@@ -151,14 +151,18 @@ function drawNextTimeouts(timer) {
 
 function drawDelayedMethods(methods) {
 	syncRows($('delayed-methods'), methods, (method) => method.method, () => el('tr', {},
-		el('td', { class: 'method' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' })),
+		el('td', { class: 'method' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' }),
+		el('td', { class: 'num' }), el('td', { class: 'num' })),
 	(row, method) => {
 		setText(row.cells[0], method.method);
 		row.cells[0].title = method.method;
 		setText(row.cells[1], formatMillis(millis(method.delay)));
 		setText(row.cells[2], method.calls);
-		setText(row.cells[3], method.inFlight);
-	}, 'no @DelayedExecution method on this timer', 4);
+		setText(row.cells[3], method.completed);
+		setText(row.cells[4], method.failed);
+		row.cells[4].classList.toggle('some', method.failed > 0);
+		setText(row.cells[5], method.inFlight);
+	}, 'no @DelayedExecution method on this timer', 6);
 }
 
 $('timer-picker').addEventListener('change', (event) => {

@@ -342,8 +342,8 @@ async function act(doing, work, done) {
 
 function runNow(call) {
 	return act(`Run ${describeCall(call)} now`, () => change('POST', ['durable', 'calls', call.id], { action: 'run' }),
-		(moved) => `${describeCall(call)} is due now (new id ${moved.id}): it runs on the next tick of the instance`
-			+ ' that took the change, or at the next poll of one that knows the method if that instance does not.');
+		(moved) => `${describeCall(call)} is due now (new id ${moved.id}): the instance that took the change starts it`
+			+ ' at once, or, if it does not know the method, the next poll of one that does.');
 }
 
 function requeue(call) {

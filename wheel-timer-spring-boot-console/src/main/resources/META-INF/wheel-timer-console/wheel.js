@@ -9,7 +9,7 @@ const MAX_SEGMENTS = 512;            // more would be thinner than a pixel
 // are, within the drawing's radius. A wheel that reports level 0 alone keeps a single wide ring.
 const RINGS = { hole: 126, level0: 58, gap: 7, edge: 292, widest: 40, between: 2.5 };
 const SINGLE_RING = { inner: 165, outer: 235 };
-const COUNTERS = ['scheduled', 'completed', 'cancelled', 'failed', 'running', 'unprocessed', 'rejected'];
+const COUNTERS = ['scheduled', 'completed', 'cancelled', 'failed', 'withdrawn', 'running', 'unprocessed', 'rejected'];
 
 // ---- durations ---------------------------------------------------------------------------------
 
@@ -188,7 +188,7 @@ const DRAWING = `
  * stalled worker shows a stalled hand.
  *
  * Besides the drawing, draw() fills the page's elements with these ids, where it has them: state,
- * geometry, counter-<name> (scheduled, pending, completed, cancelled, failed, running, unprocessed,
+ * geometry, counter-<name> (scheduled, pending, completed, cancelled, failed, withdrawn, running, unprocessed,
  * rejected), balance, tick-lag, max-tick-lag, mean-lateness.
  */
 export class Wheel {
@@ -415,10 +415,11 @@ function drawCounters(timer) {
 	const counters = timer.counters;
 	COUNTERS.forEach((name) => setNumber(document.getElementById(`counter-${name}`), counters[name]));
 	setNumber(document.getElementById('counter-pending'), timer.pendingTimeouts);
-	const accounted = counters.completed + counters.failed + counters.cancelled + counters.unprocessed
-		+ counters.running + timer.pendingTimeouts;
+	const accounted = counters.completed + counters.failed + counters.withdrawn + counters.cancelled
+		+ counters.unprocessed + counters.running + timer.pendingTimeouts;
 	setText(document.getElementById('balance'), `scheduled ${counters.scheduled} = completed ${counters.completed}`
-		+ ` + failed ${counters.failed} + cancelled ${counters.cancelled} + unprocessed ${counters.unprocessed}`
+		+ ` + failed ${counters.failed} + withdrawn ${counters.withdrawn} + cancelled ${counters.cancelled}`
+		+ ` + unprocessed ${counters.unprocessed}`
 		+ ` + running ${counters.running} + pending ${timer.pendingTimeouts}`
 		+ ` ${accounted === counters.scheduled ? '✓' : '(a moment apart)'}`);
 	setText(document.getElementById('tick-lag'), formatMillis(millis(timer.tickLag)));

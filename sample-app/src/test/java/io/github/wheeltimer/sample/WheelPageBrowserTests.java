@@ -82,7 +82,7 @@ class WheelPageBrowserTests {
 		this.page.answerTimerReadsWith("wheelTimer", """
 				{ "state": "STARTED", "tickDuration": "PT0.1S", "ticksPerWheel": 128, "tick": 1000, "hand": 104,
 				  "pendingTimeouts": 10, "maxPendingTimeouts": 0,
-				  "counters": { "scheduled": 10, "completed": 0, "failed": 0, "cancelled": 0, "rejected": 0,
+				  "counters": { "scheduled": 10, "completed": 0, "failed": 0, "withdrawn": 0, "cancelled": 0, "rejected": 0,
 				                "running": 0, "unprocessed": 0 },
 				  "tickLag": "PT0S", "maxTickLag": "PT0S", "meanLateness": "PT0S",
 				  "worker": { "name": "wheel-timer", "alive": true },

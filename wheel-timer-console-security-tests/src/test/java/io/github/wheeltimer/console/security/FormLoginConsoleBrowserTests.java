@@ -65,6 +65,14 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 		await().atMost(WAIT).until(() -> this.payments.captured(declined));
 		assertThat(this.console.status()).startsWith(describe(declined) + " is pending again, due now");
 		assertThat(this.delayedCalls.list(Payments.CAPTURE, CallState.FAILED, 0, 10).calls()).isEmpty();
+
+		// The runs on the timer's counters, as each ended: two returned, one threw.
+		this.console.open("timers");
+		await().atMost(WAIT).untilAsserted(() -> {
+			assertThat(this.console.text("counter-scheduled")).isEqualTo("3");
+			assertThat(this.console.text("counter-completed")).isEqualTo("2");
+			assertThat(this.console.text("counter-failed")).isEqualTo("1");
+		});
 	}
 
 	@Test
