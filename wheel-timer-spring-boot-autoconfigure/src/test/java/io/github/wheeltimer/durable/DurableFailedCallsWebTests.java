@@ -54,14 +54,7 @@ class DurableFailedCallsWebTests {
 		DurableCallsContractTests.dueNow(this.app);
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.durable.failedCalls("orders.remind", 10).size() == 2);
-		DocumentContext failed = JsonPath.parse(this.client.get()
-			.uri("/actuator/wheeltimer/durable/failed?method=orders.remind")
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(String.class)
-			.returnResult()
-			.getResponseBody());
+		DocumentContext failed = read("/actuator/wheeltimer/durable/failed?method=orders.remind");
 		assertThat(failed.read("$.method", String.class)).isEqualTo("orders.remind");
 		assertThat(failed.read("$.total", Integer.class)).isEqualTo(2);
 		assertThat(failed.<List<String>>read("$.newest[*].key")).containsExactlyInAnyOrder("o-keyed-1", "o-keyed-2");
@@ -114,8 +107,12 @@ class DurableFailedCallsWebTests {
 	}
 
 	private DocumentContext details() {
+		return read("/actuator/wheeltimer/wheelTimer");
+	}
+
+	private DocumentContext read(String uri) {
 		return JsonPath.parse(this.client.get()
-			.uri("/actuator/wheeltimer/wheelTimer")
+			.uri(uri)
 			.exchange()
 			.expectStatus()
 			.isOk()
