@@ -62,8 +62,15 @@ public final class JdbcCallRepository implements CallRepository {
 
 	private static final int ERROR_LENGTH = 4000;
 
-	/** How many times in all a statement that lost a deadlock is tried. */
-	private static final int LOCK_ATTEMPTS = 4;
+	/**
+	 * How many times in all a statement that lost a deadlock is tried. Six callers replacing the
+	 * same four keys on two loaded cores lost four times in a row (a CI run), so the waits in
+	 * between grow: losing eight times in a row takes a crowd that outlasts a quarter second.
+	 */
+	private static final int LOCK_ATTEMPTS = 8;
+
+	/** The longest wait, in milliseconds, between two tries of a statement that lost a deadlock. */
+	private static final int LOCK_WAIT_CEILING_MILLIS = 64;
 
 	/** The most rows one take-over statement releases. */
 	private static final int RELEASE_CHUNK = 1000;
@@ -719,8 +726,10 @@ public final class JdbcCallRepository implements CallRepository {
 				if (attempt == LOCK_ATTEMPTS) {
 					throw ex;
 				}
-				// The winner is mid-transaction: a few random milliseconds keep two losers from colliding again.
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(1, 10)));
+				// The winner is mid-transaction. A random wait keeps two losers from colliding again, and
+				// its ceiling doubles with each loss (2, 4, ... 64 ms) so that a crowd thins out.
+				int ceiling = Math.min(LOCK_WAIT_CEILING_MILLIS, 1 << attempt);
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(1, ceiling + 1)));
 			}
 		}
 	}
