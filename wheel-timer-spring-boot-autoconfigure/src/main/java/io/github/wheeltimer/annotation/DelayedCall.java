@@ -2,17 +2,23 @@ package io.github.wheeltimer.annotation;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HandOff;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
 
 
 /**
@@ -33,8 +39,18 @@ import org.jspecify.annotations.Nullable;
  * as completed when it has only passed the call to the executor): where the method returned or
  * threw, where its returned future completed, where the executor refused it, or where the
  * executor's thread found it cancelled.
+ * <p>
+ * A method with {@code @Retryable} ({@link DelayedRetry}) runs each attempt through its bean's
+ * {@link RunPath}, and a failed attempt that is retried ends there: counted failed, published,
+ * logged once, and the same call goes back on its timer after the backoff, a new timeout, with
+ * nothing waiting on a thread. The caller's future completes once, with the last attempt's
+ * outcome, and cancelling it cancels the retry's timeout. The attempt number and the round's
+ * start are written by the thread that ends an attempt, before the timer's queue publishes the
+ * retry to the worker, which hands it to the executor in turn.
  */
 final class DelayedCall implements DelayedTask, Runnable {
+
+	private static final Log logger = LogFactory.getLog(DelayedCall.class);
 
 	private static final VarHandle ENDED;
 
@@ -61,6 +77,12 @@ final class DelayedCall implements DelayedTask, Runnable {
 
 	/** Where the run's end is counted on the timer; written by the worker before the executor hand-off. */
 	private HandOff handOff = HandOff.NONE;
+
+	/** The attempt that runs next, from 1: written by the thread that ends an attempt, before it schedules the retry. */
+	private int attempt = 1;
+
+	/** When the first attempt started (System.nanoTime()), for {@code @Retryable(timeout)}. */
+	private long firstStartNanos;
 
 	/**
 	 * Set once by whichever thread first learns that the call will not run (a cancel through the
@@ -165,9 +187,12 @@ final class DelayedCall implements DelayedTask, Runnable {
 				return;
 			}
 			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, null, null);
+			if (this.attempt == 1) {
+				this.firstStartNanos = System.nanoTime();
+			}
 			try {
 				// The rest of the advice chain (transactions, other aspects), then the method itself.
-				Object value = this.invocation.proceed();
+				Object value = proceed();
 				if (this.result != null) {
 					complete(value, run);
 				}
@@ -181,7 +206,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				// Counted before the failure is reported: whoever it reaches finds it counted.
 				this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
 				// In the caller's context still: a failure's log line carries its trace.
-				fail(ex);
+				retryOrFail(ex);
 			}
 			finally {
 				run.leave();
@@ -204,7 +229,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 					Throwable cause = unwrap(failure);
 					run.stop(cause);
 					this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
-					result.completeExceptionally(cause);
+					retryOrFail(cause);
 				}
 				else {
 					run.stop(null);
@@ -224,7 +249,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				Throwable cause = unwrap(ex);
 				run.stop(cause);
 				this.method.ended(DelayedCallOutcome.FAILED, this.handOff);
-				result.completeExceptionally(cause);
+				retryOrFail(cause);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -237,6 +262,65 @@ final class DelayedCall implements DelayedTask, Runnable {
 			run.stop(null);
 			this.method.ended(DelayedCallOutcome.RAN, this.handOff);
 			result.complete(value);
+		}
+	}
+
+	/** The next step of the advice chain, or, for a method the wheel retries, the bean's run path. */
+	private @Nullable Object proceed() throws Throwable {
+		if (this.method.retry() != null && this.invocation instanceof ProxyMethodInvocation proxied) {
+			return this.method.runPath(proxied.getProxy())
+				.invoke(this.invocation.getMethod(), this.invocation.getArguments(), null);
+		}
+		return this.invocation.proceed();
+	}
+
+	/**
+	 * A failed attempt: tried again after its backoff if its method's {@code @Retryable} says so,
+	 * else the call fails with this attempt's exception.
+	 */
+	private void retryOrFail(Throwable ex) {
+		DelayedRetry retry = this.method.retry();
+		if (retry == null) {
+			fail(ex);
+			return;
+		}
+		DelayedRetry.Next next = retry.next(ex, this.attempt,
+				Duration.ofNanos(System.nanoTime() - this.firstStartNanos));
+		retry.publish(this.invocation, ex, next.stop());
+		Duration delay = next.delay();
+		if (delay == null) {
+			if (this.attempt > 1) {
+				logger.debug("Delayed call to " + this.method.description() + " is not retried after attempt "
+						+ this.attempt + ": " + next.stop());
+			}
+			fail(ex);
+			return;
+		}
+		if (this.result != null && this.result.isDone()) {
+			// Its caller cancelled it during the attempt.
+			endWithout(DelayedCallOutcome.CANCELLED);
+			return;
+		}
+		int failed = this.attempt;
+		this.attempt = failed + 1;
+		Timeout retryTimeout;
+		try {
+			retryTimeout = this.method.timer().newTimeout(this, delay.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException refused) {
+			// The timer stopped (or refused it): the call ends with its last failure.
+			logger.debug("Delayed call to " + this.method.description() + " cannot be retried: " + refused);
+			fail(ex);
+			return;
+		}
+		logger.warn("Delayed call to " + this.method.description() + " failed on attempt " + failed + " of "
+				+ (retry.maxRetries() + 1) + "; tried again in " + delay.toMillis() + " ms: " + ex);
+		if (this.result != null) {
+			this.result.cancelsTimeout(retryTimeout);
+			// A cancel that read the last attempt's timeout missed this one.
+			if (this.result.isCancelled() && retryTimeout.cancel()) {
+				endWithout(DelayedCallOutcome.CANCELLED);
+			}
 		}
 	}
 

@@ -66,9 +66,21 @@ public final class DelayedMethod {
 	/** Keeps the calls until they fall due: in memory, or in the database. */
 	private final DelayedCallScheduler scheduler;
 
+	/** Its {@code @Retryable}, which the wheel honours; {@code null} without one. */
+	private final @Nullable DelayedRetry retry;
+
+	/**
+	 * The run path of the bean whose calls ran last, for retried in-memory calls: most methods have
+	 * one bean, so one slot; a race only builds a path twice.
+	 */
+	private volatile @Nullable BeanPath lastPath;
+
+	private record BeanPath(Object proxy, RunPath path) {
+	}
+
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
 			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler,
-			DelayedCallObserver observer, DelayedCallScheduler scheduler) {
+			DelayedCallObserver observer, DelayedCallScheduler scheduler, @Nullable DelayedRetry retry) {
 		this.method = method;
 		this.description = describe(method);
 		this.delay = delay;
@@ -80,6 +92,7 @@ public final class DelayedMethod {
 		this.exceptionHandler = exceptionHandler;
 		this.observer = observer;
 		this.scheduler = scheduler;
+		this.retry = retry;
 	}
 
 	/**
@@ -181,6 +194,25 @@ public final class DelayedMethod {
 	 */
 	public boolean isDurable() {
 		return this.scheduler.durable();
+	}
+
+	/**
+	 * Returns the method's {@code @Retryable}, as the wheel honours it: each retry a delayed call
+	 * after its backoff.
+	 * @return the retry, or {@code null} if a failed call is not retried
+	 */
+	public @Nullable DelayedRetry retry() {
+		return this.retry;
+	}
+
+	/** @return how a run of a call made through {@code proxy} reaches the method */
+	RunPath runPath(Object proxy) {
+		BeanPath last = this.lastPath;
+		if (last == null || last.proxy() != proxy) {
+			last = new BeanPath(proxy, RunPath.of(proxy, ClassUtils.getUserClass(proxy).getName()));
+			this.lastPath = last;
+		}
+		return last.path();
 	}
 
 	/** @return the delay in nanoseconds, saturated at {@code Long.MAX_VALUE} */

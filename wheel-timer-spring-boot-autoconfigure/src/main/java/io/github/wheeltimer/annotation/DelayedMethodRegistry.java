@@ -23,6 +23,8 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -38,13 +40,17 @@ import org.springframework.util.ReflectionUtils;
  * Registered by the auto-configuration; {@link #methods()} is what monitoring, the lifecycle and
  * tests read.
  */
-public final class DelayedMethodRegistry implements BeanFactoryAware, SmartInitializingSingleton {
+public final class DelayedMethodRegistry
+		implements BeanFactoryAware, ApplicationEventPublisherAware, SmartInitializingSingleton {
 
 	private final Function<String, ? extends Executor> executors;
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
 	private @Nullable DelayedMethodResolver resolver;
+
+	/** Where {@code MethodRetryEvent}s of retried calls go: the application context. */
+	private @Nullable ApplicationEventPublisher events;
 
 	/** One resolved method per annotated method. */
 	private final ConcurrentMap<Method, DelayedMethod> methods = new ConcurrentHashMap<>();
@@ -71,7 +77,12 @@ public final class DelayedMethodRegistry implements BeanFactoryAware, SmartIniti
 					"DelayedMethodRegistry needs a ConfigurableListableBeanFactory, got " + beanFactory);
 		}
 		this.beanFactory = configurable;
-		this.resolver = new DelayedMethodResolver(configurable, this.executors);
+		this.resolver = new DelayedMethodResolver(configurable, this.executors, () -> this.events);
+	}
+
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher events) {
+		this.events = events;
 	}
 
 	/**

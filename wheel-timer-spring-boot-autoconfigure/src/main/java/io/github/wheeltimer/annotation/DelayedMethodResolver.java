@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timer;
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.EmbeddedValueResolver;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.format.annotation.DurationFormat;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
@@ -62,8 +64,13 @@ final class DelayedMethodResolver {
 
 	private final SingletonSupplier<DelayedCallObserver> observer;
 
-	DelayedMethodResolver(ConfigurableListableBeanFactory beanFactory, Function<String, ? extends Executor> executors) {
+	/** The application's events, set once the registry is: read when a method is resolved. */
+	private final Supplier<@Nullable ApplicationEventPublisher> events;
+
+	DelayedMethodResolver(ConfigurableListableBeanFactory beanFactory, Function<String, ? extends Executor> executors,
+			Supplier<@Nullable ApplicationEventPublisher> events) {
 		this.beanFactory = beanFactory;
+		this.events = events;
 		this.valueResolver = new EmbeddedValueResolver(beanFactory);
 		this.executors = executors;
 		this.exceptionHandler = SingletonSupplier
@@ -101,7 +108,7 @@ final class DelayedMethodResolver {
 		DurableScheduling durable = annotation.durable() ? durableScheduling(method, beanName) : null;
 		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
 				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain(),
-				(durable != null) ? durable : InMemoryScheduler.INSTANCE);
+				(durable != null) ? durable : InMemoryScheduler.INSTANCE, retry(method, beanName));
 		if (durable != null) {
 			try {
 				durable.register(delayed, annotation, beanName);
@@ -111,6 +118,13 @@ final class DelayedMethodResolver {
 			}
 		}
 		return delayed;
+	}
+
+	/** Its {@code @Retryable}, read from the method or the class of its bean. */
+	private @Nullable DelayedRetry retry(Method method, @Nullable String beanName) {
+		Class<?> type = (beanName != null) ? this.beanFactory.getType(beanName) : null;
+		Class<?> targetClass = (type != null) ? ClassUtils.getUserClass(type) : method.getDeclaringClass();
+		return DelayedRetry.resolve(method, targetClass, this.valueResolver, this.beanFactory, this.events.get());
 	}
 
 	/**

@@ -12,10 +12,11 @@ import org.jspecify.annotations.Nullable;
 final class DelayedResult extends CompletableFuture<@Nullable Object> {
 
 	/**
-	 * Written by the scheduling thread before the future is returned to anyone, so a thread that
-	 * was handed the future sees it through that hand-off. Only read by {@link #cancel}.
+	 * Written by the scheduling thread before the future is returned to anyone, and again by the
+	 * thread that schedules a retry ({@link DelayedRetry}), which then checks whether a cancel
+	 * came meanwhile. Only read by {@link #cancel}.
 	 */
-	private @Nullable Timeout timeout;
+	private volatile @Nullable Timeout timeout;
 
 	void cancelsTimeout(Timeout timeout) {
 		this.timeout = timeout;

@@ -19,7 +19,7 @@ final class DurableCallsRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern("io/github/wheeltimer/durable/schema-*.sql");
-		// For durable methods of beans whose proxy exposes itself: see DurableInvoker.
+		// For durable methods of beans whose proxy exposes itself: see RunPath.
 		hints.reflection().registerMethod(ReflectionUtils.findMethod(AopContext.class, "setCurrentProxy", Object.class),
 				ExecutableMode.INVOKE);
 	}

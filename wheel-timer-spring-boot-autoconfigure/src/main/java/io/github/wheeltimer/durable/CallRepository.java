@@ -128,6 +128,20 @@ public interface CallRepository {
 	boolean fail(UUID id, UUID owner, int attempt, String error);
 
 	/**
+	 * Ends a failed attempt that {@code @Retryable} tries again, in the statement that would have
+	 * failed it, only if it is still {@code owner}'s running call at {@code attempt}: the row waits
+	 * again for its next due time, its failure and retry counted, the error kept, and its key back
+	 * (unless a new call took the key while it ran: then it waits without it, as a call that
+	 * started before the new one was made).
+	 * @param holder the instance that holds the retry on its wheel (claimed), or {@code null} to
+	 * leave it pending for any instance
+	 * @param retryingSince when the round's first attempt started, kept if the row has it already
+	 * @return whether it was
+	 */
+	boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Instant retryingSince,
+			String error);
+
+	/**
 	 * Counts the calls of {@code methodIds} due after {@code after} and up to {@code until} that
 	 * are pending or claimed: what the live instances share.
 	 * @return how many, and how many of them {@code owner} claimed

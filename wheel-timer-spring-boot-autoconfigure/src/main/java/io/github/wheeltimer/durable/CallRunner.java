@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedCallOutcome;
+import io.github.wheeltimer.annotation.DelayedRetry;
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.apache.commons.logging.Log;
@@ -90,10 +91,13 @@ final class CallRunner {
 
 	private final Duration lease;
 
+	/** A retry due within it waits on this instance's wheel; a later one waits in the database for any. */
+	private final Duration horizon;
+
 	private final CallBatches batches;
 
 	CallRunner(CallRepository calls, DurableMethods methods, HeldCalls held, RowWrites writes,
-			DurableCounters counters, DurableClock clock, UUID instance, Duration lease) {
+			DurableCounters counters, DurableClock clock, UUID instance, Duration lease, Duration horizon) {
 		this.calls = calls;
 		this.methods = methods;
 		this.held = held;
@@ -102,6 +106,7 @@ final class CallRunner {
 		this.clock = clock;
 		this.instance = instance;
 		this.lease = lease;
+		this.horizon = horizon;
 		this.batches = new CallBatches(this::gate, this::finish, CallRepository.BATCH_LENGTH);
 	}
 
@@ -193,7 +198,8 @@ final class CallRunner {
 			end(call, Outcome.UNREADABLE, "unreadable: " + unreadable.getMessage(), unreadable);
 			return;
 		}
-		Duration lateness = Duration.between(call.due(), this.clock.now());
+		Instant started = this.clock.now();
+		Duration lateness = Duration.between(call.due(), started);
 		this.counters.started(call, lateness);
 		// Its span links to the caller's trace, wherever and whenever the call was made.
 		DelayedCallObserver.Run run = observer.start(call.method(), lateness.toNanos(), call.id().toString(),
@@ -210,7 +216,7 @@ final class CallRunner {
 				return;
 			}
 			catch (Throwable ex) {
-				ended(call, null, ex, values, run);
+				ended(call, null, ex, values, started, run);
 				return;
 			}
 			finally {
@@ -218,13 +224,13 @@ final class CallRunner {
 			}
 			// Outside the method's own failures: what the ending throws is not the method's.
 			if (value instanceof CompletionStage<?> stage) {
-				stage.whenComplete((outcome, failure) -> ended(call, outcome, unwrap(failure), values, run));
+				stage.whenComplete((outcome, failure) -> ended(call, outcome, unwrap(failure), values, started, run));
 			}
 			else if (value instanceof Future<?> future) {
-				awaitFuture(call, future, values, run);
+				awaitFuture(call, future, values, started, run);
 			}
 			else {
-				ended(call, value, null, values, run);
+				ended(call, value, null, values, started, run);
 			}
 		}
 		finally {
@@ -232,16 +238,17 @@ final class CallRunner {
 		}
 	}
 
-	private void awaitFuture(DurableCall call, Future<?> future, @Nullable Object[] values, DelayedCallObserver.Run run) {
+	private void awaitFuture(DurableCall call, Future<?> future, @Nullable Object[] values, Instant started,
+			DelayedCallObserver.Run run) {
 		try {
-			ended(call, future.get(), null, values, run);
+			ended(call, future.get(), null, values, started, run);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			ended(call, null, ex, values, run);
+			ended(call, null, ex, values, started, run);
 		}
 		catch (ExecutionException ex) {
-			ended(call, null, unwrap(ex), values, run);
+			ended(call, null, unwrap(ex), values, started, run);
 		}
 	}
 
@@ -390,9 +397,13 @@ final class CallRunner {
 		};
 	}
 
-	/** The method's outcome is known: its observation stops, then the run ends. */
+	/**
+	 * The method's outcome is known: its observation stops, then the run ends, or, for a failure
+	 * its {@code @Retryable} retries, the attempt ends and the call waits for the next one.
+	 * @param started when this attempt started
+	 */
 	private void ended(DurableCall call, @Nullable Object value, @Nullable Throwable failure,
-			@Nullable Object[] values, DelayedCallObserver.Run run) {
+			@Nullable Object[] values, Instant started, DelayedCallObserver.Run run) {
 		run.stop(failure);
 		if (failure == null) {
 			end(call, Outcome.RAN, null, null);
@@ -402,7 +413,24 @@ final class CallRunner {
 			}
 			return;
 		}
-		end(call, Outcome.FAILED, failure.getClass().getName() + ": " + failure.getMessage(), failure);
+		String error = failure.getClass().getName() + ": " + failure.getMessage();
+		DelayedRetry retry = call.method().retry();
+		if (retry != null) {
+			Tries before = call.before();
+			Instant since = (before.retryingSince() != null) ? before.retryingSince() : started;
+			Instant now = this.clock.now();
+			DelayedRetry.Next next = retry.next(failure, before.retries() + 1L, Duration.between(since, now));
+			retry.publish(new RetriedInvocation(call.method().method(), values), failure, next.stop());
+			Duration delay = next.delay();
+			if (delay != null) {
+				retryLater(call, error, now.plus(delay), since);
+				return;
+			}
+			if (before.retries() > 0) {
+				error = error + " (attempt " + call.attempt() + "; not retried: " + next.stop() + ")";
+			}
+		}
+		end(call, Outcome.FAILED, error, failure);
 		DurableResult result = call.result();
 		if (result != null) {
 			result.completeExceptionally(failure);
@@ -445,6 +473,46 @@ final class CallRunner {
 								+ " text; it is in the log of the instance that ran the call (" + because + ")"));
 				this.counters.failed.increment();
 			}
+		}
+	}
+
+	/**
+	 * A failed attempt that its {@code @Retryable} tries again: counted as a failed run, and its
+	 * row waits for the next attempt, written in the statement that would have failed it. A retry
+	 * due within the horizon waits on this instance's wheel (a new timeout, no thread), once that
+	 * statement passed; a later one waits in the database for whichever instance claims it.
+	 * @param since when the round's first attempt started
+	 */
+	private void retryLater(DurableCall call, String error, Instant due, Instant since) {
+		call.ended(DelayedCallOutcome.FAILED);
+		this.counters.retried.increment();
+		Instant at = DurableClock.wholeMicros(due);
+		boolean near = !at.isAfter(this.clock.now().plus(this.horizon));
+		UUID holder = near ? this.instance : null;
+		int attempt = call.attempt();
+		Tries after = new Tries(attempt, call.before().failures() + 1, call.before().retries() + 1, since);
+		DurableCall next = new DurableCall(call.durableMethod(), call.id(), call.key(), call.arguments(), at, after,
+				call.traceParent(), call.result(), this);
+		logger.warn(call.description() + " failed on attempt " + attempt + " (retry " + after.retries() + " of "
+				+ call.method().retry().maxRetries() + " follows at " + at + "): " + error);
+		this.writes.write(call, "set to retry", () -> waitForRetry(next, attempt, holder, error),
+				() -> waitForRetry(next, attempt, holder, "the database refused the error's text; it is in the log"
+						+ " of the instance that ran the call"));
+	}
+
+	private void waitForRetry(DurableCall next, int attempt, @Nullable UUID holder, String error) {
+		Instant since = next.before().retryingSince();
+		if (!this.calls.retry(next.id(), this.instance, attempt, next.due(), holder, (since != null) ? since : next.due(),
+				error)) {
+			// Taken over or cancelled while it ran: no longer this attempt's to retry.
+			return;
+		}
+		DurableResult result = next.result();
+		if (holder != null) {
+			hold(next);
+		}
+		else if (result != null) {
+			this.held.awaitHolding(next.id(), result);
 		}
 	}
 

@@ -254,7 +254,7 @@ final class ClaimPoller {
 				this.counters.claimed.increment();
 				DurableMethod method = this.methods.require(row.methodId());
 				DurableCall call = new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
-						row.attempts(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
+						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
 				call.lateBecause(lateBecause(row, now));
 				this.runner.hold(call);
 			}

@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param key its key, or {@code null}
  * @param arguments its arguments as JSON
  * @param due when it falls due
- * @param attempts how many times it started before
+ * @param tries what its row says of its runs before
  * @param traceParent its caller's span as a W3C {@code traceparent}, or {@code null}
  */
 public record ClaimedCall(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
-		int attempts, @Nullable String traceParent) {
+		Tries tries, @Nullable String traceParent) {
 }

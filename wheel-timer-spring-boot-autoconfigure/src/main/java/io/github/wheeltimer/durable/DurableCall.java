@@ -52,8 +52,8 @@ final class DurableCall implements DelayedTask, Runnable {
 
 	private final Instant due;
 
-	/** Starts before this one (the gate adds one). */
-	private final int attemptsBefore;
+	/** Its row's history before this run (the gate adds one start). */
+	private final Tries before;
 
 	/** The caller's span as a W3C {@code traceparent}, stored with the row; the run's span links to it. */
 	private final @Nullable String traceParent;
@@ -87,14 +87,14 @@ final class DurableCall implements DelayedTask, Runnable {
 	@SuppressWarnings("unused")
 	private volatile boolean inBacklog;
 
-	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, int attemptsBefore,
+	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, Tries before,
 			@Nullable String traceParent, @Nullable DurableResult result, CallRunner runner) {
 		this.method = method;
 		this.id = id;
 		this.key = key;
 		this.arguments = arguments;
 		this.due = due;
-		this.attemptsBefore = attemptsBefore;
+		this.before = before;
 		this.traceParent = traceParent;
 		this.result = result;
 		this.runner = runner;
@@ -146,14 +146,14 @@ final class DurableCall implements DelayedTask, Runnable {
 		return this.due;
 	}
 
-	/** @return how many times the call started before, on instances whose lease then ran out */
-	int attemptsBefore() {
-		return this.attemptsBefore;
+	/** @return what its row said of its runs before this one */
+	Tries before() {
+		return this.before;
 	}
 
-	/** @return the attempt this run is, once it passed its gate */
+	/** @return the attempt this run is, once it passed its gate: its row's starts, this one included */
 	int attempt() {
-		return this.attemptsBefore + 1;
+		return this.before.attempts() + 1;
 	}
 
 	@Nullable String traceParent() {

@@ -114,7 +114,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.lease = new DurableLease(instances, this.scheduler, this.instance, settings, this.problems);
 		this.writes = new RowWrites(this.problems, this.lease::disconnected, settings.shutdownTimeout());
 		CallRunner runner = new CallRunner(calls, this.methods, this.held, this.writes, this.counters, this.clock,
-				this.instance, settings.lease());
+				this.instance, settings.lease(), settings.horizon());
 		this.runner = runner;
 		this.client = new DurableClient(calls, this.methods, this.held, runner, this.writes, this.counters, this.clock,
 				this.instance, settings.instanceName(), settings.horizon(), () -> this.running);

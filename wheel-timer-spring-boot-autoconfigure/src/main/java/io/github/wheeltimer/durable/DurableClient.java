@@ -112,7 +112,7 @@ final class DurableClient {
 			}
 			return result;
 		}
-		holdAfterCommit(new DurableCall(method, id, key, arguments, due, 0, traceParent, result, this.runner), () -> {
+		holdAfterCommit(new DurableCall(method, id, key, arguments, due, Tries.NONE, traceParent, result, this.runner), () -> {
 		});
 		return result;
 	}
@@ -199,9 +199,11 @@ final class DurableClient {
 			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.
 			afterCommit(() -> heldBefore.set(dropHeld(call) != null));
 		}
-		int attempts = (call.state() == CallState.FAILED) ? 0 : call.attempts();
+		// A re-queued failed call starts a new round of retries; its runs before stay its history.
+		Tries tries = (call.state() == CallState.FAILED)
+				? new Tries(call.tries().attempts(), call.tries().failures(), 0, null) : call.tries();
 		if (near) {
-			DurableCall moved = new DurableCall(method, id, call.key(), call.arguments(), at, attempts,
+			DurableCall moved = new DurableCall(method, id, call.key(), call.arguments(), at, tries,
 					call.traceParent(), null, this.runner);
 			if (Duration.between(at, now).compareTo(this.horizon) > 0) {
 				moved.lateBecause("it was rescheduled to a due time already past");
@@ -214,7 +216,7 @@ final class DurableClient {
 		}
 		// As the change left it, not as read back: held here and due now, it may be running already.
 		return new StoredCall(id, call.methodId(), call.key(), near ? CallState.CLAIMED : CallState.PENDING, at,
-				attempts, owner, near ? this.instanceName : null, call.traceParent(), call.created(), null, null,
+				tries, owner, near ? this.instanceName : null, call.traceParent(), call.created(), null, null,
 				call.arguments());
 	}
 

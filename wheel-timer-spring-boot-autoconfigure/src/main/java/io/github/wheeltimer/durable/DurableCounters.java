@@ -40,6 +40,9 @@ final class DurableCounters {
 
 	final LongAdder suspectedDuplicates = new LongAdder();
 
+	/** Failed attempts whose {@code @Retryable} tries them again. */
+	final LongAdder retried = new LongAdder();
+
 	/** Calls that started late and that no log line mentioned yet. */
 	private final AtomicLong lateUnsaid = new AtomicLong();
 
@@ -61,7 +64,7 @@ final class DurableCounters {
 
 	/** A call passed its gate and starts now, {@code lateness} after its due time. */
 	void started(DurableCall call, Duration lateness) {
-		if (call.attemptsBefore() > 0) {
+		if (call.before().cutShort()) {
 			// It started before, on an instance whose lease then ran out: that run may have finished
 			// its work without its row being finished (at least once).
 			this.suspectedDuplicates.increment();

@@ -13,6 +13,7 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.annotation.RunPath;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -43,7 +44,7 @@ final class DurableMethods {
 
 	private final Map<DelayedMethod, DurableMethod> byMethod = new ConcurrentHashMap<>();
 
-	private final Map<String, DurableInvoker> invokers = new ConcurrentHashMap<>();
+	private final Map<String, RunPath> invokers = new ConcurrentHashMap<>();
 
 	DurableMethods(JsonMapper mapper, BeanFactory beanFactory) {
 		this.mapper = DurableArguments.mapperFor(mapper);
@@ -173,10 +174,10 @@ final class DurableMethods {
 	}
 
 	/** @return the invocation path of the bean that runs the method, built on its first run */
-	DurableInvoker invoker(DurableMethod method) {
-		DurableInvoker invoker = this.invokers.get(method.beanName());
+	RunPath invoker(DurableMethod method) {
+		RunPath invoker = this.invokers.get(method.beanName());
 		if (invoker == null) {
-			invoker = DurableInvoker.of(this.beanFactory.getBean(method.beanName()), method.beanName());
+			invoker = RunPath.of(this.beanFactory.getBean(method.beanName()), method.beanName());
 			this.invokers.put(method.beanName(), invoker);
 		}
 		return invoker;

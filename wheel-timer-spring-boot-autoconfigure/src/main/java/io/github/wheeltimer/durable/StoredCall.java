@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * failed one keeps showing it (a re-queue gives it back)
  * @param state where the call is
  * @param due when it is due, by the application's clock
- * @param attempts how many times it started: 0 while waiting, unless its instance died while it ran
+ * @param tries what its row says of its runs: how many started (0 while it first waits, unless its
+ * instance died while it ran), how many failed, the {@code @Retryable} retries of this round
  * @param owner the instance that holds it (claimed or running), or {@code null}
  * @param ownerName that instance's {@code wheel-timer.durable.instance-name}, or {@code null} when no
  * live instance holds it
@@ -26,8 +27,17 @@ import org.jspecify.annotations.Nullable;
  * @param error why it failed, or {@code null}
  * @param arguments its arguments, as the JSON array they are stored as
  */
-public record StoredCall(UUID id, String methodId, @Nullable String key, CallState state, Instant due, int attempts,
+public record StoredCall(UUID id, String methodId, @Nullable String key, CallState state, Instant due, Tries tries,
 		@Nullable UUID owner, @Nullable String ownerName, @Nullable String traceParent, @Nullable Instant created,
 		@Nullable Instant failedAt, @Nullable String error, String arguments) {
+
+	/**
+	 * Returns how many times the call started, ever: its retries, and runs before an operator
+	 * re-queued it, included.
+	 * @return the starts
+	 */
+	public int attempts() {
+		return this.tries.attempts();
+	}
 
 }

@@ -20,7 +20,7 @@
  * <li>{@code CallRunner}: gate (on the gate thread), decode, invoke (on executors' threads),
  * finish, one outcome per run; {@code CallBatches}, the gate thread, puts the gates of the calls
  * that fell due together in one statement, and the deletes of the calls that ran in another, at
- * least once a tick. A run reaches its method through {@code DurableInvoker}: the bean's own advice
+ * least once a tick. A run reaches its method through {@code RunPath}: the bean's own advice
  * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
  * the innermost step, inside the method's transaction.</li>
  * <li>{@code DurableLease}, the heartbeat thread: the instance's heartbeat and what it knows of its

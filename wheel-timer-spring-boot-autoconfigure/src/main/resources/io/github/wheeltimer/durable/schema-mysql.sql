@@ -23,6 +23,13 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     -- The key a call had when it started (call_key names pending calls only): a failed call keeps it,
     -- and gets it back when an operator re-queues it.
     started_key  VARBINARY(1500),
+    -- Failed runs of the call, ever (attempts counts its starts): a start beyond them follows a run
+    -- that never ended, cut short by a lapsed instance.
+    failures     INTEGER NOT NULL DEFAULT 0,
+    -- @Retryable: the retries of this round (an operator's re-queue starts a new one), and when the
+    -- round's first attempt started, from which its timeout counts.
+    retries      INTEGER NOT NULL DEFAULT 0,
+    retrying_since DATETIME(6),
     PRIMARY KEY (id),
     -- The claim reads pending rows by (state, due time).
     INDEX WHEEL_TIMER_CALL_DUE (state, due_at),

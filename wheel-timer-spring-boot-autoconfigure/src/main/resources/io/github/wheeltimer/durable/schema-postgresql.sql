@@ -18,7 +18,14 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
     trace_parent VARCHAR(55),
     -- The key a call had when it started (call_key names pending calls only): a failed call keeps it,
     -- and gets it back when an operator re-queues it.
-    started_key  VARCHAR(500)
+    started_key  VARCHAR(500),
+    -- Failed runs of the call, ever (attempts counts its starts): a start beyond them follows a run
+    -- that never ended, cut short by a lapsed instance.
+    failures     INTEGER NOT NULL DEFAULT 0,
+    -- @Retryable: the retries of this round (an operator's re-queue starts a new one), and when the
+    -- round's first attempt started, from which its timeout counts.
+    retries      INTEGER NOT NULL DEFAULT 0,
+    retrying_since TIMESTAMP WITH TIME ZONE
 );
 
 -- The claim reads pending rows by due time, and only those.
@@ -46,3 +53,7 @@ ALTER TABLE WHEEL_TIMER_INSTANCE ADD COLUMN IF NOT EXISTS methods TEXT NOT NULL 
 ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS trace_parent VARCHAR(55);
 -- Tables made before failed calls kept their key.
 ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS started_key VARCHAR(500);
+-- Tables made before calls were retried (@Retryable).
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS failures INTEGER DEFAULT 0 NOT NULL;
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS retries INTEGER DEFAULT 0 NOT NULL;
+ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS retrying_since TIMESTAMP WITH TIME ZONE;

@@ -93,7 +93,7 @@ class DelayedExecutionAdviceOrderTests {
 
 		private final List<String> attempts = new CopyOnWriteArrayList<>();
 
-		@DelayedExecution(delay = 100)
+		@DelayedExecution(delay = 500)
 		@Retryable(maxRetries = 4, delay = 10)
 		public CompletableFuture<String> ship(String orderId) {
 			this.attempts.add(Thread.currentThread().getName());
@@ -132,7 +132,8 @@ class DelayedExecutionAdviceOrderTests {
 
 	static class PaymentService {
 
-		@DelayedExecution(delay = 100)
+		// Long enough that a loaded machine asserts nothing began at call time before the call falls due.
+		@DelayedExecution(delay = 500)
 		@Transactional
 		public CompletableFuture<String> refund(String orderId) {
 			String transaction = TransactionSynchronizationManager.isActualTransactionActive() ? " in a transaction"

@@ -48,7 +48,7 @@ public final class DelayedMethods {
 		Class<?> returns = method.getReturnType();
 		boolean returnsFuture = Future.class.isAssignableFrom(returns) || CompletionStage.class.isAssignableFrom(returns);
 		return new DelayedMethod(method, delay, TIMER_BEAN_NAME, timer, returnsFuture, executor, exceptionHandler,
-				DelayedCallObserver.NONE, scheduler);
+				DelayedCallObserver.NONE, scheduler, null);
 	}
 
 	/**

@@ -77,7 +77,7 @@ class DurableAdviceTests {
 	}
 
 	@Test
-	void aRetryableDurableMethodIsRetriedInsideOneRunAndItsRowFinishesOnce() {
+	void aRetryableDurableMethodIsRetriedOnTheWheelOneRunPerAttemptAndItsRowFinishesOnce() {
 		this.contextRunner.run((context) -> {
 			Warehouse warehouse = context.getBean(Warehouse.class);
 			CompletableFuture<String> picked = warehouse.pick("order-2");
@@ -87,7 +87,7 @@ class DurableAdviceTests {
 			// Counted once its row is gone: its delete joins the next batch, within a tick.
 			await().atMost(Duration.ofSeconds(5)).until(() -> calls.counts().ran() == 1);
 			DurableCalls.Counts counts = calls.counts();
-			assertThat(counts.started()).as("one run, three attempts of the method inside it").isEqualTo(1);
+			assertThat(counts.started()).as("a run per attempt, each a delayed call of its own").isEqualTo(3);
 			assertThat(counts.failed()).isZero();
 			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
 		});

@@ -14,6 +14,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.resilience.annotation.Retryable;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
@@ -134,6 +135,24 @@ public class DurableApp {
 		public void queued(String callId) throws InterruptedException {
 			queueMayMove.await(20, TimeUnit.SECONDS);
 			record(callId, "queued", null);
+		}
+
+		/**
+		 * Records each attempt as {@code orderId#attempt}, and fails until the attempt given (never,
+		 * if negative, with an exception its {@code @Retryable} excludes). Retried on the wheel, after
+		 * {@code test.retry-delay}.
+		 */
+		@DelayedExecution(delay = 200, durable = true, id = "orders.flaky", key = "#orderId")
+		@Retryable(maxRetries = 3, delayString = "${test.retry-delay:300ms}", excludes = IllegalArgumentException.class)
+		public void flaky(String orderId, int succeedsAt) {
+			int attempt = DelayedCalls.currentAttempt();
+			record(orderId + "#" + attempt, "flaky", null);
+			if (succeedsAt < 0) {
+				throw new IllegalArgumentException("never for " + orderId);
+			}
+			if (attempt < succeedsAt) {
+				throw new IllegalStateException("busy at attempt " + attempt + " for " + orderId);
+			}
 		}
 
 		@DelayedExecution(delay = 200, durable = true)

@@ -843,7 +843,7 @@ abstract class DurableCallsContractTests {
 		assertThat(delayedCalls.cancel("orders.remind", "o-1")).isTrue();
 		StoredCall again = delayedCalls.runNow(failed.id()).orElseThrow();
 		assertThat(again.state().waiting()).isTrue();
-		assertThat(again.attempts()).isZero();
+		assertThat(again.attempts()).as("its runs before stay its history").isOne();
 		assertThat(again.error()).isNull();
 		assertThat(again.key()).isEqualTo("o-1");
 		// It fails again (its order is still a refund), and stays to be seen.
@@ -978,6 +978,112 @@ abstract class DurableCallsContractTests {
 				+ " VALUES (?, ?, ?, ?, ?, ?, ?)", dialect.id(UUID.randomUUID()), methodId, arguments,
 				dialect.instant(Instant.now().minusSeconds(1)), state, (owner != null) ? dialect.id(owner) : null,
 				attempts);
+	}
+
+	@Test
+	void aRetryableCallIsTriedAgainAfterItsBackoffAsADelayedCallWithItsAttemptNumber() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		app.getBean(Orders.class).flaky("r-1", 3);
+		awaitRuns(app, 3);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		List<Map<String, Object>> runs = runs(app);
+		assertThat(runs).extracting((run) -> run.get("call_id")).containsExactly("r-1#1", "r-1#2", "r-1#3");
+		for (int i = 1; i < runs.size(); i++) {
+			// Never before its backoff (300 ms) from the failed attempt's end, which came after its start.
+			assertThat(instant(runs.get(i).get("ran_at")))
+				.isAfterOrEqualTo(instant(runs.get(i - 1).get("ran_at")).plusMillis(300));
+		}
+		DurableCalls.Counts counts = app.getBean(DurableCalls.class).counts();
+		assertThat(counts.started()).isEqualTo(3);
+		assertThat(counts.failed()).as("a retried attempt does not fail the call").isZero();
+		assertThat(counts.suspectedDuplicates()).as("every start before ended").isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableCalls.class).counts().ran() == 1);
+	}
+
+	@Test
+	void aRetryWaitsInItsRowWithItsKeyAndLastErrorAndNoThreadWaitsForIt(CapturedOutput output) {
+		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=1h");
+		app.getBean(Orders.class).flaky("r-2", 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> retries(app) == 1);
+		Map<String, Object> row = jdbc(jdbc(app)).get(0);
+		assertThat(row.get("state")).as("far beyond the horizon: any instance may claim it").isEqualTo("PENDING");
+		assertThat(number(row.get("attempts"))).isOne();
+		assertThat(number(row.get("failures"))).isOne();
+		assertThat(String.valueOf(row.get("last_error"))).contains("busy at attempt 1 for r-2");
+		assertThat(app.getBean(DelayedCalls.class).find("orders.flaky", "r-2")).as("found by its key")
+			.hasValueSatisfying((call) -> assertThat(call.tries().retries()).isOne());
+		assertThat(Thread.getAllStackTraces().values()).as("no thread sleeps through the backoff")
+			.noneSatisfy((stack) -> assertThat(stack).anySatisfy((frame) -> assertThat(frame.getClassName())
+				.startsWith("org.springframework.core.retry")));
+		assertThat(output).contains("failed on attempt 1 (retry 1 of 3 follows at");
+		// Cancelled by its key while it waits: nothing runs again.
+		assertThat(app.getBean(DelayedCalls.class).cancel("orders.flaky", "r-2")).isTrue();
+		assertThat(calls(app)).isZero();
+	}
+
+	@Test
+	void aRetryDueWithinTheHorizonWaitsOnTheWheelAndACancelByKeyReachesIt() {
+		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=800ms");
+		app.getBean(Orders.class).flaky("r-3", 2);
+		await().atMost(Duration.ofSeconds(10)).until(() -> retries(app) == 1);
+		assertThat(jdbc(jdbc(app))).singleElement()
+			.satisfies((row) -> assertThat(row.get("state")).as("held on this instance's wheel").isEqualTo("CLAIMED"));
+		assertThat(app.getBean(DelayedCalls.class).cancel("orders.flaky", "r-3")).isTrue();
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(4)).until(() -> runs(app).size() == 1);
+		assertThat(calls(app)).isZero();
+	}
+
+	@Test
+	void aCallWhoseRetriesAreSpentIsFailedWithItsLastErrorAndEveryAttempt() {
+		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
+		app.getBean(Orders.class).flaky("r-4", 99);
+		awaitRuns(app, 4);
+		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableCalls.class).counts().failed() == 1);
+		Map<String, Object> row = jdbc(jdbc(app)).get(0);
+		assertThat(row.get("state")).isEqualTo("FAILED");
+		assertThat(number(row.get("attempts"))).isEqualTo(4);
+		assertThat(number(row.get("failures"))).isEqualTo(4);
+		assertThat(number(row.get("retries"))).isEqualTo(3);
+		assertThat(String.valueOf(row.get("last_error"))).contains("busy at attempt 4 for r-4")
+			.contains("retries are spent");
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 4);
+		// An operator's re-queue starts a new round; the attempts stay the call's history.
+		assertThat(app.getBean(DurableCalls.class).requeueFailed("orders.flaky").requeued()).isOne();
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs(app).size() >= 5);
+		assertThat(runs(app).get(4).get("call_id")).isEqualTo("r-4#5");
+	}
+
+	@Test
+	void anExceptionItsRetryableExcludesFailsTheCallAtOnce() {
+		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
+		app.getBean(Orders.class).flaky("r-5", -1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableCalls.class).counts().failed() == 1);
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
+		assertThat(jdbc(jdbc(app))).singleElement().satisfies((row) -> {
+			assertThat(row.get("state")).isEqualTo("FAILED");
+			assertThat(number(row.get("retries"))).isZero();
+		});
+	}
+
+	@Test
+	void aRetryWaitingOnAStoppedInstanceRunsOnTheNextWithTheRightAttempt() {
+		String url = newDatabase();
+		ConfigurableApplicationContext first = start(url, "test.retry-delay=2s");
+		first.getBean(Orders.class).flaky("r-6", 3);
+		await().atMost(Duration.ofSeconds(10)).until(() -> retries(first) == 1);
+		first.close();
+		ConfigurableApplicationContext second = start(url, "test.retry-delay=200ms");
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs(second).size() == 3 && calls(second) == 0);
+		assertThat(runs(second)).extracting((run) -> run.get("call_id")).containsExactly("r-6#1", "r-6#2", "r-6#3");
+	}
+
+	private static long retries(ConfigurableApplicationContext app) {
+		Long retries = jdbc(app).queryForObject("SELECT COALESCE(MAX(retries), -1) FROM WHEEL_TIMER_CALL", Long.class);
+		return (retries != null) ? retries : -1;
+	}
+
+	private static int number(Object value) {
+		return ((Number) value).intValue();
 	}
 
 	static JdbcTemplate jdbc(ConfigurableApplicationContext app) {

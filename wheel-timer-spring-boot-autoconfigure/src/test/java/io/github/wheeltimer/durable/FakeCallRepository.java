@@ -82,6 +82,12 @@ final class FakeCallRepository implements CallRepository {
 
 		int attempts;
 
+		int failures;
+
+		int retries;
+
+		@Nullable Instant retryingSince;
+
 		@Nullable Instant finishedAt;
 
 		@Nullable String lastError;
@@ -178,8 +184,6 @@ final class FakeCallRepository implements CallRepository {
 				// The upsert updates the row that holds the key: the columns a new call sets, and only those.
 				this.rows.remove(replaced.id);
 				row.startedKey = replaced.startedKey;
-				row.finishedAt = replaced.finishedAt;
-				row.lastError = replaced.lastError;
 			}
 			this.rows.put(id, row);
 		}
@@ -226,7 +230,7 @@ final class FakeCallRepository implements CallRepository {
 			for (Row row : due) {
 				row.state = CLAIMED;
 				row.owner = owner;
-				claimed.add(new ClaimedCall(row.id, row.methodId, row.callKey, row.arguments, row.due, row.attempts,
+				claimed.add(new ClaimedCall(row.id, row.methodId, row.callKey, row.arguments, row.due, tries(row),
 						row.traceParent));
 			}
 			return claimed;
@@ -358,8 +362,37 @@ final class FakeCallRepository implements CallRepository {
 			}
 			row.state = FAILED;
 			row.owner = null;
+			row.failures++;
 			row.finishedAt = this.db.now();
 			row.lastError = StoredText.of(error, ERROR_LENGTH);
+			return true;
+		}
+	}
+
+	@Override
+	public boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Instant retryingSince,
+			String error) {
+		this.statements.sent("retry");
+		synchronized (this.db) {
+			Row row = this.rows.get(id);
+			if (row == null || !owner.equals(row.owner) || !row.in(RUNNING) || row.attempts != attempt) {
+				return false;
+			}
+			String key = row.startedKey;
+			if (key == null || find((other) -> other.methodId.equals(row.methodId) && key.equals(other.callKey)) == null) {
+				row.callKey = key;
+				row.startedKey = null;
+			}
+			row.due = due;
+			row.failures++;
+			row.retries++;
+			if (row.retryingSince == null) {
+				row.retryingSince = retryingSince;
+			}
+			row.finishedAt = this.db.now();
+			row.lastError = StoredText.of(error, ERROR_LENGTH);
+			row.owner = holder;
+			row.state = (holder != null) ? CLAIMED : PENDING;
 			return true;
 		}
 	}
@@ -530,9 +563,13 @@ final class FakeCallRepository implements CallRepository {
 			.toList();
 	}
 
+	private static Tries tries(Row row) {
+		return new Tries(row.attempts, row.failures, row.retries, row.retryingSince);
+	}
+
 	private StoredCall stored(Row row) {
 		return new StoredCall(row.id, row.methodId, (row.callKey != null) ? row.callKey : row.startedKey,
-				CallState.valueOf(row.state), row.due, row.attempts, row.owner, null, row.traceParent, null,
+				CallState.valueOf(row.state), row.due, tries(row), row.owner, null, row.traceParent, null,
 				row.finishedAt, row.lastError, row.arguments);
 	}
 
@@ -618,7 +655,8 @@ final class FakeCallRepository implements CallRepository {
 	private static void requeue(Row row, Instant due) {
 		row.state = PENDING;
 		row.due = due;
-		row.attempts = 0;
+		row.retries = 0;
+		row.retryingSince = null;
 		row.finishedAt = null;
 		row.lastError = null;
 	}

@@ -193,7 +193,7 @@ class HeldCallsTests {
 	/** Puts a call on the wheel as a claim or a caller would, the clock standing where the ticker is. */
 	private DurableCall hold(String key, Duration dueIn) {
 		Instant now = START.plus(this.ticker.elapsed());
-		DurableCall call = new DurableCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), 0,
+		DurableCall call = new DurableCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), Tries.NONE,
 				null, null, this.runner);
 		assertThat(this.held.hold(call, now)).as("refused by its timer").isNull();
 		return call;
@@ -209,7 +209,7 @@ class HeldCallsTests {
 		return new CallRunner(this.calls, this.methods, this.held,
 				new RowWrites(new DatabaseProblems(), () -> {
 				}, Duration.ofSeconds(1)), new DurableCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
-				UUID.randomUUID(), Duration.ofMinutes(1));
+				UUID.randomUUID(), Duration.ofMinutes(1), Duration.ofSeconds(10));
 	}
 
 	/** The methods built here schedule nothing: calls are held by the tests themselves. */

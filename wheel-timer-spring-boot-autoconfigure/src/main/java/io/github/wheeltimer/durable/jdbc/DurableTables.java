@@ -20,7 +20,8 @@ public record DurableTables(String prefix, String calls, String instances) {
 
 	/** Every column of the calls' table, as the scripts in the jar create it. */
 	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
-			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "started_key");
+			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "started_key",
+			"failures", "retries", "retrying_since");
 
 	/** Every column of the instances' table. */
 	private static final List<String> INSTANCE_COLUMNS = List.of("id", "name", "started_at", "heartbeat_at",

@@ -28,6 +28,7 @@ import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.StoredText;
+import io.github.wheeltimer.durable.Tries;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -77,10 +78,11 @@ public final class JdbcCallRepository implements CallRepository {
 
 	/** The columns a new call sets, in the order {@link #insert} binds them. */
 	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
-			+ " trace_parent, created_at";
+			+ " trace_parent, created_at, failures, retries, retrying_since, finished_at, last_error";
 
 	/** The columns a claim reads, in the order {@link #claimed} reads them. */
-	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent";
+	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent,"
+			+ " failures, retries, retrying_since";
 
 	/** What claims a row, binding its new owner. */
 	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
@@ -123,7 +125,8 @@ public final class JdbcCallRepository implements CallRepository {
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();
-		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.now();
+		// A new call, or one that replaces a waiting call by its key: no history, whatever that one had.
+		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.now() + ", 0, 0, NULL, NULL, NULL";
 		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + values + ")";
 		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, values);
 		this.lease = lease;
@@ -391,10 +394,32 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public boolean fail(UUID id, UUID owner, int attempt, String error) {
-		return update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL,"
+		return update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, failures = failures + 1,"
 				+ " finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH),
 				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+	}
+
+	@Override
+	public boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Instant retryingSince,
+			String error) {
+		try {
+			return retry(id, owner, attempt, due, holder, retryingSince, error, "call_key = started_key, started_key = NULL, ");
+		}
+		catch (DuplicateKeyException taken) {
+			return retry(id, owner, attempt, due, holder, retryingSince, error, "");
+		}
+	}
+
+	private boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder,
+			Instant retryingSince, String error, String keyBack) {
+		// The state last, for databases that read each assignment's left side as already set.
+		return update("UPDATE " + this.calls + " SET due_at = ?, failures = failures + 1, retries = retries + 1,"
+				+ " retrying_since = COALESCE(retrying_since, ?), finished_at = " + this.dialect.now() + ", last_error = ?, "
+				+ keyBack + "owner_id = ?, state = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id") + " AND state = '"
+				+ RUNNING + "' AND attempts = ?", this.dialect.instant(due), this.dialect.instant(retryingSince),
+				StoredText.of(error, ERROR_LENGTH), (holder != null) ? this.dialect.id(holder) : null,
+				(holder != null) ? CLAIMED : PENDING, this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}
 
 	/**
@@ -501,14 +526,13 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	/**
-	 * As if new: no error, no attempts, so that the next start is not taken for a re-run after a
-	 * crash. Of several failed calls with one key, the newest gets it back; one statement each,
+	 * A new round of retries, with no error; the runs before stay the call's history. Of several failed calls with one key, the newest gets it back; one statement each,
 	 * a key given back only if no pending call holds it (rare: an operator's action).
 	 */
 	@Override
 	public Requeued requeueFailed(@Nullable String methodId, Instant due) {
-		String requeue = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, attempts = 0,"
-				+ " finished_at = NULL, last_error = NULL";
+		String requeue = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, retries = 0,"
+				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL";
 		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
 		Object at = this.dialect.instant(due);
 		Object[] keyless = (methodId != null) ? new Object[] { at, methodId } : new Object[] { at };
@@ -594,14 +618,15 @@ public final class JdbcCallRepository implements CallRepository {
 	/** The calls a condition on the table {@code c} picks, with their owner's name, as {@link #stored} reads them. */
 	private String storedCalls(String where) {
 		return "SELECT c.id, c.method_id, COALESCE(c.call_key, c.started_key), c.state, c.due_at, c.attempts,"
-				+ " c.owner_id, i.name, c.trace_parent, c.created_at, c.finished_at, c.last_error, c.arguments FROM "
+				+ " c.owner_id, i.name, c.trace_parent, c.created_at, c.finished_at, c.last_error, c.arguments,"
+				+ " c.failures, c.retries, c.retrying_since FROM "
 				+ this.calls + " c LEFT JOIN " + this.tables.instances() + " i ON i.id = c.owner_id WHERE " + where;
 	}
 
 	private StoredCall stored(ResultSet rs, int rowNumber) throws SQLException {
 		Instant due = this.dialect.instant(rs, 5);
 		return new StoredCall(id(rs, 1), rs.getString(2), rs.getString(3), CallState.valueOf(rs.getString(4)),
-				(due != null) ? due : Instant.EPOCH, rs.getInt(6), this.dialect.id(rs, 7), rs.getString(8),
+				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 14), this.dialect.id(rs, 7), rs.getString(8),
 				rs.getString(9), this.dialect.instant(rs, 10), this.dialect.instant(rs, 11), rs.getString(12),
 				rs.getString(13));
 	}
@@ -648,8 +673,8 @@ public final class JdbcCallRepository implements CallRepository {
 	 * @return whether it was failed and is back; {@code false} also when its key is held
 	 */
 	private boolean requeueOne(UUID id, String methodId, @Nullable String key, Instant due, @Nullable UUID owner) {
-		String requeue = "UPDATE " + this.calls + " SET state = ?, owner_id = ?, due_at = ?, attempts = 0,"
-				+ " finished_at = NULL, last_error = NULL, call_key = started_key, started_key = NULL WHERE id = ? AND state = '"
+		String requeue = "UPDATE " + this.calls + " SET state = ?, owner_id = ?, due_at = ?, retries = 0,"
+				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL, call_key = started_key, started_key = NULL WHERE id = ? AND state = '"
 				+ FAILED + "'";
 		List<Object> arguments = new ArrayList<>(List.of((owner != null) ? CLAIMED : PENDING));
 		arguments.add((owner != null) ? this.dialect.id(owner) : null);
@@ -737,7 +762,13 @@ public final class JdbcCallRepository implements CallRepository {
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
 		Instant due = this.dialect.instant(rs, 5);
 		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4),
-				(due != null) ? due : Instant.EPOCH, rs.getInt(6), rs.getString(7));
+				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 8), rs.getString(7));
+	}
+
+	/** @param failures the column of failures, followed by retries and retrying_since */
+	private Tries tries(ResultSet rs, int attempts, int failures) throws SQLException {
+		return new Tries(rs.getInt(attempts), rs.getInt(failures), rs.getInt(failures + 1),
+				this.dialect.instant(rs, failures + 2));
 	}
 
 	private UUID id(ResultSet rs, int column) throws SQLException {

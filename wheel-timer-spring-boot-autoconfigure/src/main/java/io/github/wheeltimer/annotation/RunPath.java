@@ -1,10 +1,9 @@
-package io.github.wheeltimer.durable;
+package io.github.wheeltimer.annotation;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.wheeltimer.annotation.DelayedExecutionBeanPostProcessor;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 
@@ -18,15 +17,18 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * How a durable call reaches its method: through the bean's advice ({@code @Transactional},
- * {@code @Retryable}, the application's aspects) without the advice that delays calls, and with
- * the run's own last step innermost, inside any transaction the advice began. Built once per
- * bean from its proxy's configuration, so that a run never goes back through the public proxy.
+ * How a delayed call's run reaches its method: through the bean's advice ({@code @Transactional},
+ * the application's aspects) without the advice that delays calls and without the retry
+ * interceptor of {@code @EnableResilientMethods} (the wheel retries, see {@link DelayedRetry}),
+ * and with the run's own last step innermost, inside any transaction the advice began. Built once
+ * per bean from its proxy's configuration, so that a run never goes back through the public
+ * proxy. Durable calls run through it; in-memory calls of a {@code @Retryable} method too, each
+ * attempt anew.
  * <p>
- * Immutable and shared by every run of the bean's durable methods, on any executor thread; the
+ * Immutable and shared by every run of the bean's delayed methods, on any executor thread; the
  * advice chain of each method is cached by Spring's {@code AdvisedSupport}.
  */
-final class DurableInvoker {
+public final class RunPath {
 
 	private final Object proxy;
 
@@ -39,7 +41,7 @@ final class DurableInvoker {
 	/** Whether the bean's proxy exposes itself to the method ({@code AopContext.currentProxy()}). */
 	private final boolean exposeProxy;
 
-	private DurableInvoker(Object proxy, ProxyFactory advice, TargetSource targetSource, Class<?> targetClass,
+	private RunPath(Object proxy, ProxyFactory advice, TargetSource targetSource, Class<?> targetClass,
 			boolean exposeProxy) {
 		this.proxy = proxy;
 		this.advice = advice;
@@ -51,9 +53,11 @@ final class DurableInvoker {
 	/**
 	 * Builds the invocation path of a bean.
 	 * @param bean the bean as the application sees it: the proxy that delays its calls
+	 * @param beanName its name, for the error
+	 * @return its path
 	 * @throws IllegalStateException if the bean is not such a proxy
 	 */
-	static DurableInvoker of(Object bean, String beanName) {
+	public static RunPath of(Object bean, String beanName) {
 		if (!(bean instanceof Advised advised)) {
 			throw new IllegalStateException("Bean '" + beanName + "' has durable delayed methods but is not a proxy:"
 					+ " its calls cannot be run");
@@ -61,12 +65,12 @@ final class DurableInvoker {
 		ProxyFactory advice = new ProxyFactory();
 		advice.setTargetSource(advised.getTargetSource());
 		for (Advisor advisor : advised.getAdvisors()) {
-			if (!DelayedExecutionBeanPostProcessor.isDelaying(advisor)) {
+			if (!DelayedExecutionBeanPostProcessor.isDelaying(advisor) && !DelayedRetry.isSpringRetry(advisor)) {
 				advice.addAdvisor(advisor);
 			}
 		}
 		Class<?> targetClass = advised.getTargetClass();
-		return new DurableInvoker(bean, advice, advised.getTargetSource(),
+		return new RunPath(bean, advice, advised.getTargetSource(),
 				(targetClass != null) ? targetClass : AopUtils.getTargetClass(bean), advised.isExposeProxy());
 	}
 
@@ -74,18 +78,21 @@ final class DurableInvoker {
 	 * Runs the method through the bean's other advice, then {@code innermost}, then the method.
 	 * @param method the annotated method, as the bean's class declares it
 	 * @param arguments its arguments
-	 * @param innermost the run's last step before the method
+	 * @param innermost the run's last step before the method, or {@code null} for none
 	 * @return what the method returned
 	 * @throws Throwable what the method or its advice threw
 	 */
-	@Nullable Object invoke(Method method, @Nullable Object[] arguments, MethodInterceptor innermost) throws Throwable {
+	public @Nullable Object invoke(Method method, @Nullable Object[] arguments, @Nullable MethodInterceptor innermost)
+			throws Throwable {
 		Object target = this.targetSource.getTarget();
 		// As a proxy does: the class of the target this call gets, for a target source that is not static.
 		Class<?> targetClass = (target != null) ? target.getClass() : this.targetClass;
 		List<Object> advice = this.advice.getInterceptorsAndDynamicInterceptionAdvice(method, targetClass);
 		List<Object> chain = new ArrayList<>(advice.size() + 1);
 		chain.addAll(advice);
-		chain.add(innermost);
+		if (innermost != null) {
+			chain.add(innermost);
+		}
 		Object exposed = this.exposeProxy ? ExposedProxy.set(this.proxy) : null;
 		try {
 			return new Invocation(this.proxy, target, method, arguments, targetClass, chain).proceed();
