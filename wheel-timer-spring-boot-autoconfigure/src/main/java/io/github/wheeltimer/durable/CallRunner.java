@@ -436,7 +436,7 @@ final class CallRunner {
 			result.completeExceptionally(failure);
 		}
 		else {
-			call.method().failed(failure, values, call.key());
+			call.method().failed(failure, values, call.namedKey());
 		}
 	}
 

@@ -256,6 +256,7 @@ final class ClaimPoller {
 				DurableCall call = new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
 						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
 				call.lateBecause(lateBecause(row, now));
+				call.startedKey(row.startedKey());
 				this.runner.hold(call);
 			}
 			left -= rows.size();

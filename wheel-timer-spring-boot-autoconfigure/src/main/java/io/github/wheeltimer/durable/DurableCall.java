@@ -77,6 +77,12 @@ final class DurableCall implements DelayedTask, Runnable {
 	 */
 	private @Nullable String lateBecause;
 
+	/**
+	 * The key its row kept aside when it was taken over during a run (it holds none now), for its
+	 * log lines; written by the poll before the call is held, which publishes it.
+	 */
+	private @Nullable String startedKey;
+
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
 
@@ -116,7 +122,16 @@ final class DurableCall implements DelayedTask, Runnable {
 	 * method and its key, so that an operator finds it by whichever they know (the key, mostly)
 	 */
 	String description() {
-		return "Durable call " + this.id + " to " + this.method + keyed(this.key);
+		return "Durable call " + this.id + " to " + this.method + keyed(namedKey());
+	}
+
+	/** @return the key it holds or, taken over during a run, the key it was made with */
+	@Nullable String namedKey() {
+		return (this.key != null) ? this.key : this.startedKey;
+	}
+
+	void startedKey(@Nullable String key) {
+		this.startedKey = key;
 	}
 
 	/** @return how log lines name a call's key: {@code " [key 42]"}, or nothing without a key */

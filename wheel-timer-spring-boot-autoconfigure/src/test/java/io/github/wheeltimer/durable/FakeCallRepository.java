@@ -230,7 +230,7 @@ final class FakeCallRepository implements CallRepository {
 			for (Row row : due) {
 				row.state = CLAIMED;
 				row.owner = owner;
-				claimed.add(new ClaimedCall(row.id, row.methodId, row.callKey, row.arguments, row.due, tries(row),
+				claimed.add(new ClaimedCall(row.id, row.methodId, row.callKey, row.startedKey, row.arguments, row.due, tries(row),
 						row.traceParent));
 			}
 			return claimed;

@@ -82,7 +82,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	/** The columns a claim reads, in the order {@link #claimed} reads them. */
 	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent,"
-			+ " failures, retries, retrying_since";
+			+ " failures, retries, retrying_since, started_key";
 
 	/** What claims a row, binding its new owner. */
 	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
@@ -761,7 +761,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
 		Instant due = this.dialect.instant(rs, 5);
-		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(4),
+		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(11), rs.getString(4),
 				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 8), rs.getString(7));
 	}
 
