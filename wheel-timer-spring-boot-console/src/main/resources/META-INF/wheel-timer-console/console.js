@@ -135,7 +135,8 @@ function drawNextTimeouts(timer) {
 		const remaining = millis(timeout.remainingDelay);
 		// Past its deadline, a timeout still waits for the end of its tick.
 		setText(row.cells[0], remaining < 0 ? 'due now' : formatMillis(remaining));
-		setText(row.cells[1], timeout.method || timeout.task);
+		// A retry says which attempt it runs.
+		setText(row.cells[1], (timeout.method || timeout.task) + (timeout.attempt ? ` · attempt ${timeout.attempt}` : ''));
 		row.cells[1].className = 'method';
 		row.cells[1].title = timeout.method || timeout.task;
 		const callId = timeout.callId || '';
@@ -152,7 +153,7 @@ function drawNextTimeouts(timer) {
 function drawDelayedMethods(methods) {
 	syncRows($('delayed-methods'), methods, (method) => method.method, () => el('tr', {},
 		el('td', { class: 'method' }), el('td'), el('td', { class: 'num' }), el('td', { class: 'num' }),
-		el('td', { class: 'num' }), el('td', { class: 'num' })),
+		el('td', { class: 'num' }), el('td', { class: 'num' }), el('td', { class: 'num' })),
 	(row, method) => {
 		setText(row.cells[0], method.method);
 		row.cells[0].title = method.method;
@@ -162,7 +163,14 @@ function drawDelayedMethods(methods) {
 		setText(row.cells[4], method.failed);
 		row.cells[4].classList.toggle('some', method.failed > 0);
 		setText(row.cells[5], method.inFlight);
-	}, 'no @DelayedExecution method on this timer', 6);
+		// Only a @Retryable method retries: its retries, and the calls whose retries ran out.
+		const retries = method.maxRetries === undefined || method.maxRetries === null;
+		setText(row.cells[6], retries ? '–' : `${method.retried} · ${method.exhausted} spent`);
+		row.cells[6].title = retries ? 'no @Retryable: a failed call is not retried'
+			: `@Retryable(maxRetries = ${method.maxRetries}): ${method.retried} failed runs tried again,`
+				+ ` ${method.exhausted} calls failed after their retries`;
+		row.cells[6].classList.toggle('some', !retries && method.exhausted > 0);
+	}, 'no @DelayedExecution method on this timer', 7);
 }
 
 $('timer-picker').addEventListener('change', (event) => {

@@ -214,7 +214,8 @@ function updateCallRow(row, call, failedList) {
 	tag.className = `state-tag ${call.state}`;
 	setText(row.cells[3], call.state === 'FAILED' ? `${formatInstant(call.failedAt)} (${ago(call.failedAt)})`
 		: `${formatInstant(call.due)} (${until(call.due)})`);
-	setText(row.cells[4], call.attempts ?? 0);
+	setText(row.cells[4], retryText(call));
+	row.cells[4].title = call.retries ? `attempt ${call.attempts} failed: ${call.error || ''}` : '';
 	if (failedList) {
 		setText(row.cells[5], call.error || '');
 		row.cells[5].className = 'error';
@@ -285,12 +286,29 @@ function toggleDetails(row) {
 	fillDetails(row.details, row.call);
 }
 
+/**
+ * A call's runs: how many started, and for a @Retryable retry which one of how many waits.
+ */
+function retryText(call) {
+	const attempts = call.attempts ?? 0;
+	if (!call.retries) {
+		return String(attempts);
+	}
+	return `${attempts} · retry ${call.retries}` + (call.maxRetries !== undefined && call.maxRetries !== null
+		? ` of ${call.maxRetries}` : '');
+}
+
 function fillDetails(details, call) {
+	// A waiting retry: its due time is the next try, its error the last attempt's.
+	const retrying = call.retries > 0 && call.state !== 'FAILED';
 	const fields = [
-		['id', call.id], ['state', call.state], ['due', call.due && `${formatInstant(call.due)} · ${call.due}`],
+		['id', call.id], ['state', call.state],
+		[retrying ? 'next try' : 'due', call.due && `${formatInstant(call.due)} · ${call.due}`],
 		['created', call.created && `${formatInstant(call.created)} · ${call.created}`],
-		['attempts', call.attempts], ['held by', call.ownerName && `${call.ownerName} (${call.owner})`],
-		['failed', call.failedAt && `${formatInstant(call.failedAt)} · ${call.failedAt}`], ['error', call.error],
+		['attempts', retryText(call)], ['failed runs', call.failures || undefined],
+		['held by', call.ownerName && `${call.ownerName} (${call.owner})`],
+		[retrying ? 'last attempt failed' : 'failed', call.failedAt && `${formatInstant(call.failedAt)} · ${call.failedAt}`],
+		[retrying ? 'last error' : 'error', call.error],
 		['trace', call.traceParent],
 	].filter(([, value]) => value !== undefined && value !== null && value !== '');
 	const signature = JSON.stringify([fields, call.arguments]);
@@ -380,8 +398,9 @@ async function remove(call) {
 async function requeueAll() {
 	const method = search.method || null;
 	const scope = method ? `the failed calls of ${method}` : 'every failed call';
-	if (await confirmDialog(`Re-queue ${scope}?`, 'They run again now, on any instance, with their attempts reset.'
-		+ ' A call whose key a pending call holds now stays failed.', 'Re-queue them')) {
+	if (await confirmDialog(`Re-queue ${scope}?`, 'They run again now, on any instance, with a new round of'
+		+ ' retries; their attempts so far stay counted. A call whose key a pending call holds now stays failed.',
+	'Re-queue them')) {
 		await act(`Re-queue ${scope}`, () => change('POST', ['durable', 'failed'], method ? { method } : {}),
 			(done) => `Re-queued ${done.requeued} call${done.requeued === 1 ? '' : 's'}`
 				+ ((done.keyInUse || []).length ? `; ${done.keyInUse.length} stayed failed: a pending call holds their key`

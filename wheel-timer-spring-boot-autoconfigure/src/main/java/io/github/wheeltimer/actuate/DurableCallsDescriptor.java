@@ -43,27 +43,34 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * made with
 	 * @param state {@code PENDING}, {@code CLAIMED}, {@code RUNNING} or {@code FAILED}
 	 * @param due when it is due, by the application's clock
-	 * @param attempts how many times it started
+	 * @param attempts how many times it started, ever: retries and runs before an operator re-queued
+	 * it included
+	 * @param failures how many of those runs failed
+	 * @param retries the {@code @Retryable} retries of its current round: a waiting call with retries
+	 * is a retry, due at {@code due}, after the failure at {@code failedAt} with {@code error}
+	 * @param maxRetries its method's {@code @Retryable(maxRetries)}, or {@code null} (left out) for a
+	 * method not retried, or one this instance does not know
 	 * @param owner the instance holding it, or {@code null}
 	 * @param ownerName that instance's name, or {@code null}
 	 * @param traceParent the caller's span as a W3C {@code traceparent}, or {@code null}
 	 * @param created when it was written, by the database's clock
-	 * @param failedAt when it failed, or {@code null}
-	 * @param error why it failed, or {@code null}
+	 * @param failedAt when it failed (a waiting retry: when its last attempt failed), or {@code null}
+	 * @param error why it failed (a waiting retry: why its last attempt failed), or {@code null}
 	 * @param arguments its arguments as the JSON array stored, or {@code ******} when
 	 * {@code management.endpoint.wheeltimer.show-arguments} hides them
 	 */
 	public record CallDescriptor(UUID id, String methodId, @Nullable String key, String state, Instant due,
-			int attempts, @Nullable UUID owner, @Nullable String ownerName, @Nullable String traceParent,
-			@Nullable Instant created, @Nullable Instant failedAt, @Nullable String error, String arguments)
-			implements OperationResponseBody {
+			int attempts, int failures, int retries, @Nullable Long maxRetries, @Nullable UUID owner,
+			@Nullable String ownerName, @Nullable String traceParent, @Nullable Instant created,
+			@Nullable Instant failedAt, @Nullable String error, String arguments) implements OperationResponseBody {
 
 		/** What hidden arguments show, as Spring Boot's sanitized values do. */
 		public static final String HIDDEN = "******";
 
 		CallDescriptor withArgumentsHidden() {
-			return new CallDescriptor(this.id, this.methodId, this.key, this.state, this.due, this.attempts, this.owner,
-					this.ownerName, this.traceParent, this.created, this.failedAt, this.error, HIDDEN);
+			return new CallDescriptor(this.id, this.methodId, this.key, this.state, this.due, this.attempts,
+					this.failures, this.retries, this.maxRetries, this.owner, this.ownerName, this.traceParent,
+					this.created, this.failedAt, this.error, HIDDEN);
 		}
 
 	}
@@ -119,7 +126,13 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param id the call's id
 	 * @param methodId the method's durable id
 	 * @param key its key, or {@code null} if it had none; given back when it is re-queued
-	 * @param attempts how many times it started
+	 * @param attempts how many times it started, ever: retries and runs before an operator re-queued
+	 * it included
+	 * @param failures how many of those runs failed
+	 * @param retries the {@code @Retryable} retries of its current round: a waiting call with retries
+	 * is a retry, due at {@code due}, after the failure at {@code failedAt} with {@code error}
+	 * @param maxRetries its method's {@code @Retryable(maxRetries)}, or {@code null} (left out) for a
+	 * method not retried, or one this instance does not know
 	 * @param failedAt when it failed, by the database's clock
 	 * @param error why
 	 */

@@ -18,6 +18,8 @@ import io.github.wheeltimer.actuate.DurableCallsDescriptor.InstanceDescriptor;
 import io.github.wheeltimer.durable.CallCount;
 import io.github.wheeltimer.durable.CallPage;
 import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.annotation.DelayedMethod;
+import io.github.wheeltimer.annotation.DelayedRetry;
 import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.Requeued;
@@ -112,23 +114,23 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 			CallPage calls = this.durable.list(new CallRepository.Filter(methodId, key, parsed), page, size);
 			return new CallPageDescriptor(methodId, key, (parsed != null) ? parsed.name() : null, calls.page(),
 					calls.size(), calls.total(), this.durable.now(),
-					calls.calls().stream().map(JdbcDurableCallsOperations::call).toList());
+					calls.calls().stream().map(this::described).toList());
 		});
 	}
 
 	@Override
 	public @Nullable CallDescriptor call(UUID id) {
-		return onTheDatabase(() -> call(this.durable.find(id)));
+		return onTheDatabase(() -> described(this.durable.find(id)));
 	}
 
 	@Override
 	public @Nullable CallDescriptor reschedule(UUID id, @Nullable Instant due) {
-		return onTheDatabase(() -> call(this.durable.reschedule(id, (due != null) ? due : this.durable.now())));
+		return onTheDatabase(() -> described(this.durable.reschedule(id, (due != null) ? due : this.durable.now())));
 	}
 
 	@Override
 	public @Nullable CallDescriptor cancel(UUID id) {
-		return onTheDatabase(() -> call(this.durable.cancel(id)));
+		return onTheDatabase(() -> described(this.durable.cancel(id)));
 	}
 
 	@Override
@@ -149,10 +151,16 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 		}
 	}
 
-	private static @Nullable CallDescriptor call(@Nullable StoredCall call) {
-		return (call != null) ? new CallDescriptor(call.id(), call.methodId(), call.key(), call.state().name(),
-				call.due(), call.attempts(), call.owner(), call.ownerName(), call.traceParent(), call.created(),
-				call.failedAt(), call.error(), call.arguments()) : null;
+	private @Nullable CallDescriptor described(@Nullable StoredCall call) {
+		if (call == null) {
+			return null;
+		}
+		DelayedMethod method = this.durable.method(call.methodId());
+		DelayedRetry retry = (method != null) ? method.retry() : null;
+		return new CallDescriptor(call.id(), call.methodId(), call.key(), call.state().name(), call.due(),
+				call.attempts(), call.tries().failures(), call.tries().retries(),
+				(retry != null) ? retry.maxRetries() : null, call.owner(), call.ownerName(), call.traceParent(),
+				call.created(), call.failedAt(), call.error(), call.arguments());
 	}
 
 	/**

@@ -711,16 +711,19 @@ public class WheelTimerEndpoint {
 	 * @param key the key of a durable call, such as an order's id, or {@code null} (left out) for
 	 * a call without one
 	 * @param callId the id of a durable call, or {@code null} (left out) for an in-memory call
+	 * @param attempt the attempt it runs when it is a {@code @Retryable} retry (2 or more; a durable
+	 * call counts every run of its row), or {@code null} (left out) for a first run
 	 */
 	public record NextTimeoutDescriptor(@Nullable String method, @Nullable String task, String remainingDelay,
-			@Nullable String key, @Nullable UUID callId) {
+			@Nullable String key, @Nullable UUID callId, @Nullable Integer attempt) {
 
 		static NextTimeoutDescriptor of(Timeout timeout) {
 			String remainingDelay = DurationFormat.iso(timeout.remainingDelay());
 			// Through the interface: a durable call's class is not loaded where durable calls are off.
 			return (timeout.task() instanceof DelayedTask call)
-					? new NextTimeoutDescriptor(call.method().description(), null, remainingDelay, call.key(), call.id())
-					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay, null, null);
+					? new NextTimeoutDescriptor(call.method().description(), null, remainingDelay, call.key(), call.id(),
+							(call.attempt() > 1) ? call.attempt() : null)
+					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay, null, null, null);
 		}
 
 	}
@@ -736,13 +739,18 @@ public class WheelTimerEndpoint {
 	 * again after a re-queue or a run now included
 	 * @param failed how many of its runs on this instance threw or could not start, likewise
 	 * @param inFlight how many are due and queued or running on the executor
+	 * @param maxRetries its {@code @Retryable(maxRetries)}, or {@code null} (left out) for a method
+	 * whose failed calls are not retried
+	 * @param retried how many failed runs on this instance its {@code @Retryable} tried again
+	 * @param exhausted how many calls failed for good on this instance after retries
 	 */
 	public record DelayedMethodDescriptor(String method, String delay, long calls, long completed, long failed,
-			int inFlight) {
+			int inFlight, @Nullable Long maxRetries, long retried, long exhausted) {
 
 		DelayedMethodDescriptor(DelayedMethod method) {
 			this(method.description(), DurationFormat.iso(method.delay()), method.calls(), method.completedCalls(),
-					method.failedCalls(), method.inFlight());
+					method.failedCalls(), method.inFlight(), (method.retry() != null) ? method.retry().maxRetries() : null,
+					method.retriedCalls(), method.exhaustedCalls());
 		}
 
 	}

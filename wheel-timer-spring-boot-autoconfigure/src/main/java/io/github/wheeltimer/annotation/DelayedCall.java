@@ -288,6 +288,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				Duration.ofNanos(System.nanoTime() - this.firstStartNanos));
 		retry.publish(this.invocation, ex, next.stop());
 		Duration delay = next.delay();
+		this.method.retryDecided(delay != null, this.attempt);
 		if (delay == null) {
 			if (this.attempt > 1) {
 				logger.debug("Delayed call to " + this.method.description() + " is not retried after attempt "
@@ -336,6 +337,11 @@ final class DelayedCall implements DelayedTask, Runnable {
 	private static Throwable unwrap(Throwable ex) {
 		Throwable cause = ex.getCause();
 		return ((ex instanceof CompletionException || ex instanceof ExecutionException) && cause != null) ? cause : ex;
+	}
+
+	@Override
+	public int attempt() {
+		return this.attempt;
 	}
 
 	@Override

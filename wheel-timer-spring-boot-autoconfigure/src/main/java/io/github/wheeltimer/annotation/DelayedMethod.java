@@ -60,6 +60,11 @@ public final class DelayedMethod {
 
 	private final LongAdder failed = new LongAdder();
 
+	/** Failed attempts that its {@code @Retryable} tried again, and calls whose retries then ended. */
+	private final LongAdder retried = new LongAdder();
+
+	private final LongAdder exhausted = new LongAdder();
+
 	/** Calls handed to the executor and not finished yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -178,6 +183,41 @@ public final class DelayedMethod {
 	 */
 	public long failedCalls() {
 		return this.failed.sum();
+	}
+
+	/**
+	 * Returns how many failed attempts of this method's calls on this instance its
+	 * {@code @Retryable} tried again, each after its backoff.
+	 * @return the retries scheduled
+	 */
+	public long retriedCalls() {
+		return this.retried.sum();
+	}
+
+	/**
+	 * Returns how many calls of this method failed on this instance for good after their
+	 * {@code @Retryable} retried them at least once: retries spent, the timeout passed, or an
+	 * exception it does not retry.
+	 * @return the calls whose retries ended in failure
+	 */
+	public long exhaustedCalls() {
+		return this.exhausted.sum();
+	}
+
+	/**
+	 * Counts what its {@code @Retryable} decided after a failed attempt. For the durable calls'
+	 * runtime too.
+	 * @param retried whether another attempt follows; if not, the call fails, and counts as
+	 * exhausted when it had been retried before
+	 * @param failures the failed attempts of its round of retries, this one included
+	 */
+	public void retryDecided(boolean retried, long failures) {
+		if (retried) {
+			this.retried.increment();
+		}
+		else if (failures > 1) {
+			this.exhausted.increment();
+		}
 	}
 
 	/**

@@ -45,4 +45,13 @@ public interface DelayedTask extends TimerTask {
 		return null;
 	}
 
+	/**
+	 * Returns the attempt this call's timeout runs: 1 for a call's first run, more for a retry
+	 * ({@link DelayedRetry}); a durable call counts every run of its row, on any instance.
+	 * @return the attempt, from 1
+	 */
+	default int attempt() {
+		return 1;
+	}
+
 }

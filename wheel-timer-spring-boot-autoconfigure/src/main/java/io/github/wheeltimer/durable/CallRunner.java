@@ -422,6 +422,7 @@ final class CallRunner {
 			DelayedRetry.Next next = retry.next(failure, before.retries() + 1L, Duration.between(since, now));
 			retry.publish(new RetriedInvocation(call.method().method(), values), failure, next.stop());
 			Duration delay = next.delay();
+			call.method().retryDecided(delay != null, before.retries() + 1L);
 			if (delay != null) {
 				retryLater(call, error, now.plus(delay), since);
 				return;

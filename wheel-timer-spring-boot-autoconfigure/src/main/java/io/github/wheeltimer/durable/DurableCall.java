@@ -167,7 +167,8 @@ final class DurableCall implements DelayedTask, Runnable {
 	}
 
 	/** @return the attempt this run is, once it passed its gate: its row's starts, this one included */
-	int attempt() {
+	@Override
+	public int attempt() {
 		return this.before.attempts() + 1;
 	}
 

@@ -434,6 +434,16 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	}
 
 	/**
+	 * Returns a durable method this instance knows, by its id.
+	 * @param methodId the method's durable id
+	 * @return the method, or {@code null} if this instance does not know it
+	 */
+	public @Nullable DelayedMethod method(String methodId) {
+		DurableMethod method = this.methods.find(methodId);
+		return (method != null) ? method.method() : null;
+	}
+
+	/**
 	 * Returns the durable method ids this instance knows.
 	 * @return the ids, sorted
 	 */

@@ -112,9 +112,9 @@ class WheelTimerEndpointTests {
 					assertThat(next.callId()).isNull();
 				});
 			assertThat(details.delayedMethods()).containsExactly(
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0, 0, 0));
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0, 0, 0, null, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0, 0, 0, null, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0, 0, 0, null, 0, 0));
 		});
 	}
 
@@ -137,11 +137,11 @@ class WheelTimerEndpointTests {
 			assertThat(endpoint.timer("wheelTimer").delayedMethods())
 				.filteredOn((method) -> method.method().startsWith(FAILING))
 				.containsExactly(
-					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returns(String)", "PT0.05S", 1, 1, 0, 0),
+					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returns(String)", "PT0.05S", 1, 1, 0, 0, null, 0, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returnsAFailedFuture(String)", "PT0.05S",
-							1, 0, 1, 0),
+							1, 0, 1, 0, null, 0, 0),
 					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".throwsOnTheExecutor(String)", "PT0.05S", 1,
-							0, 1, 0));
+							0, 1, 0, null, 0, 0));
 		});
 	}
 
