@@ -148,6 +148,7 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param started calls that passed the start gate
 	 * @param ran calls that ran and whose row is gone
 	 * @param failed calls that threw or could not be read
+	 * @param retried runs that threw and that their {@code @Retryable} tries again
 	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
 	 * @param takenOver calls of dead instances it released
 	 * @param handedBack held calls handed back unstarted
@@ -155,8 +156,8 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param suspectedDuplicates calls that started here after starting on an instance whose lease
 	 * ran out
 	 */
-	public record CountsDescriptor(long scheduled, long claimed, long started, long ran, long failed, long fenced,
-			long takenOver, long handedBack, long cancelled, long suspectedDuplicates) {
+	public record CountsDescriptor(long scheduled, long claimed, long started, long ran, long failed, long retried,
+			long fenced, long takenOver, long handedBack, long cancelled, long suspectedDuplicates) {
 	}
 
 }

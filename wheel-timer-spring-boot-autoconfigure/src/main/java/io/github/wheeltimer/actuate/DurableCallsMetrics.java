@@ -16,8 +16,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code wheel.timer.durable.scheduled}: calls written by this instance's callers;</li>
  * <li>{@code wheel.timer.durable.claimed}: calls its polls claimed from the database;</li>
  * <li>{@code wheel.timer.durable.calls} (tag {@code outcome}): how the calls it held ended:
- * {@code ran}, {@code failed}, {@code fenced} (cancelled, replaced or taken over elsewhere by the
- * time they fell due) or {@code handed.back} (unstarted, at a stop or a refusal);</li>
+ * {@code ran}, {@code failed}, {@code retried} (a run that threw, waiting for its {@code @Retryable}
+ * retry), {@code fenced} (cancelled, replaced or taken over elsewhere by the time they fell due) or
+ * {@code handed.back} (unstarted, at a stop or a refusal);</li>
  * <li>{@code wheel.timer.durable.taken.over}: calls of dead instances it released for everyone;</li>
  * <li>{@code wheel.timer.durable.cancelled}: calls its callers cancelled, wherever they waited;</li>
  * <li>{@code wheel.timer.durable.suspected.duplicates}: calls that started here after starting on
@@ -51,6 +52,7 @@ public class DurableCallsMetrics implements MeterBinder {
 			.register(registry);
 		outcome(registry, "ran", DurableCalls.Counts::ran);
 		outcome(registry, "failed", DurableCalls.Counts::failed);
+		outcome(registry, "retried", DurableCalls.Counts::retried);
 		outcome(registry, "fenced", DurableCalls.Counts::fenced);
 		outcome(registry, "handed.back", DurableCalls.Counts::handedBack);
 		counter(registry, "wheel.timer.durable.taken.over", DurableCalls.Counts::takenOver)

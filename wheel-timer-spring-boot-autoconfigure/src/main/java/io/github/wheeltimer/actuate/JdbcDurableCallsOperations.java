@@ -189,7 +189,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 
 	private static CountsDescriptor counts(DurableCalls.Counts counts) {
 		return new CountsDescriptor(counts.scheduled(), counts.claimed(), counts.started(), counts.ran(),
-				counts.failed(), counts.fenced(), counts.takenOver(), counts.handedBack(), counts.cancelled(),
+				counts.failed(), counts.retried(), counts.fenced(), counts.takenOver(), counts.handedBack(), counts.cancelled(),
 				counts.suspectedDuplicates());
 	}
 

@@ -186,7 +186,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				this.method.ended(DelayedCallOutcome.CANCELLED, this.handOff);
 				return;
 			}
-			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, null, null);
+			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, this.attempt, null, null);
 			if (this.attempt == 1) {
 				this.firstStartNanos = System.nanoTime();
 			}

@@ -86,7 +86,7 @@ public interface DelayedCallObserver {
 		CallerContext NONE = new CallerContext() {
 
 			@Override
-			public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+			public Run start(DelayedMethod method, long latenessNanos, int attempt, @Nullable String callId,
 					@Nullable String traceParent) {
 				return Run.NONE;
 			}
@@ -103,11 +103,14 @@ public interface DelayedCallObserver {
 		 * current.
 		 * @param method the method
 		 * @param latenessNanos how long after its due time the call was handed to its executor
+		 * @param attempt the attempt this run is, from 1: more for a {@code @Retryable} retry, or a
+		 * durable call's run after a crash
 		 * @param callId a durable call's id, or {@code null}
 		 * @param traceParent the {@code traceparent} a durable call was written with, or {@code null}
 		 * @return the run, which must be {@link Run#leave() left} on this thread, in a {@code finally}
 		 */
-		Run start(DelayedMethod method, long latenessNanos, @Nullable String callId, @Nullable String traceParent);
+		Run start(DelayedMethod method, long latenessNanos, int attempt, @Nullable String callId,
+				@Nullable String traceParent);
 
 		/**
 		 * Observes a call that ended without running its method: cancelled, unprocessed, or failed to

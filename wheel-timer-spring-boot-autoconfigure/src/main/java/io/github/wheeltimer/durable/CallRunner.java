@@ -202,7 +202,7 @@ final class CallRunner {
 		Duration lateness = Duration.between(call.due(), started);
 		this.counters.started(call, lateness);
 		// Its span links to the caller's trace, wherever and whenever the call was made.
-		DelayedCallObserver.Run run = observer.start(call.method(), lateness.toNanos(), call.id().toString(),
+		DelayedCallObserver.Run run = observer.start(call.method(), lateness.toNanos(), call.attempt(), call.id().toString(),
 				call.traceParent());
 		try {
 			Object value;

@@ -98,7 +98,7 @@ final class DurableCounters {
 
 	DurableCalls.Counts snapshot() {
 		return new DurableCalls.Counts(this.scheduled.sum(), this.claimed.sum(), this.started.sum(), this.ran.sum(),
-				this.failed.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum(),
+				this.failed.sum(), this.retried.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum(),
 				this.cancelled.sum(), this.suspectedDuplicates.sum());
 	}
 

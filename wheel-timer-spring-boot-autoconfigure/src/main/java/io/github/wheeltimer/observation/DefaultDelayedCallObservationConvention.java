@@ -51,7 +51,8 @@ public class DefaultDelayedCallObservationConvention implements DelayedCallObser
 		KeyValues values = KeyValues.empty();
 		Duration lateness = context.getLateness();
 		if (lateness != null) {
-			values = values.and(KeyValue.of(HighCardinalityKeyNames.LATENESS, lateness.toString()));
+			values = values.and(KeyValue.of(HighCardinalityKeyNames.LATENESS, lateness.toString()),
+					KeyValue.of(HighCardinalityKeyNames.ATTEMPT, Integer.toString(context.getAttempt())));
 		}
 		String callId = context.getCallId();
 		if (callId != null) {

@@ -22,6 +22,8 @@ public final class DelayedCallObservationContext extends Observation.Context {
 
 	private final @Nullable Duration lateness;
 
+	private final int attempt;
+
 	private final @Nullable String callId;
 
 	private final @Nullable String traceParent;
@@ -39,8 +41,25 @@ public final class DelayedCallObservationContext extends Observation.Context {
 	 */
 	public DelayedCallObservationContext(DelayedMethod method, @Nullable Duration lateness, @Nullable String callId,
 			@Nullable String traceParent, DelayedCallOutcome outcome) {
+		this(method, lateness, 1, callId, traceParent, outcome);
+	}
+
+	/**
+	 * Creates the context of one attempt of a call.
+	 * @param method the method
+	 * @param lateness how long after its due time the attempt was handed to its executor, or
+	 * {@code null} for a call that never ran
+	 * @param attempt the attempt, from 1: more for a {@code @Retryable} retry, or a durable call's
+	 * run after a crash; each attempt is an observation of its own
+	 * @param callId a durable call's id, or {@code null}
+	 * @param traceParent the W3C {@code traceparent} of the span that made a durable call, or {@code null}
+	 * @param outcome how the call ended, as far as known when the observation starts
+	 */
+	public DelayedCallObservationContext(DelayedMethod method, @Nullable Duration lateness, int attempt,
+			@Nullable String callId, @Nullable String traceParent, DelayedCallOutcome outcome) {
 		this.method = method;
 		this.lateness = lateness;
+		this.attempt = attempt;
 		this.callId = callId;
 		this.traceParent = traceParent;
 		this.outcome = outcome;
@@ -76,6 +95,14 @@ public final class DelayedCallObservationContext extends Observation.Context {
 	 */
 	public @Nullable Duration getLateness() {
 		return this.lateness;
+	}
+
+	/**
+	 * Returns the attempt this observation is of.
+	 * @return the attempt, from 1
+	 */
+	public int getAttempt() {
+		return this.attempt;
 	}
 
 	/**

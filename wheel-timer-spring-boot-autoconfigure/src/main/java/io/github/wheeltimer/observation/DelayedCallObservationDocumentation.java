@@ -104,6 +104,17 @@ public enum DelayedCallObservationDocumentation implements ObservationDocumentat
 			}
 		},
 
+		/**
+		 * The attempt the run is, from 1: more for a {@code @Retryable} retry or a durable call's
+		 * run after a crash; absent for a call that never ran.
+		 */
+		ATTEMPT {
+			@Override
+			public String asString() {
+				return "wheel.timer.attempt";
+			}
+		},
+
 		/** A durable call's id, the primary key of its row; absent for an in-memory call. */
 		CALL_ID {
 			@Override

@@ -94,13 +94,14 @@ public final class ObservingCallObserver implements DelayedCallObserver {
 		}
 
 		@Override
-		public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+		public Run start(DelayedMethod method, long latenessNanos, int attempt, @Nullable String callId,
 				@Nullable String traceParent) {
 			ObservedRun run = new ObservedRun();
 			ObservingCallObserver.this.carrier.restore(this, run);
 			Observation parent = this.parent;
 			Observation observation = observation(() -> new DelayedCallObservationContext(method,
-					Duration.ofNanos(Math.max(0, latenessNanos)), callId, traceParent, DelayedCallOutcome.RAN), parent)
+					Duration.ofNanos(Math.max(0, latenessNanos)), attempt, callId, traceParent, DelayedCallOutcome.RAN),
+					parent)
 				.start();
 			run.observation = observation;
 			// The caller's observation is carried as the parent, not in the snapshot: the call's own is

@@ -47,7 +47,7 @@ public final class PropagatingCallObserver implements DelayedCallObserver {
 		}
 
 		@Override
-		public Run start(DelayedMethod method, long latenessNanos, @Nullable String callId,
+		public Run start(DelayedMethod method, long latenessNanos, int attempt, @Nullable String callId,
 				@Nullable String traceParent) {
 			CallContextCarrier.CarriedRun run = new CallContextCarrier.CarriedRun();
 			PropagatingCallObserver.this.carrier.restore(this, run);

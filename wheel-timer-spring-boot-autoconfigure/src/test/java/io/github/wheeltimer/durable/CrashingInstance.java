@@ -10,6 +10,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The main class of the child JVM that {@link DurableCallsCrashTests} kills: an instance of
  * {@link DurableApp} on the database given as the first argument, which makes 30 calls due in
  * 400 ms and 30 due in 1.5 s, says so on its standard output, and keeps running until killed.
+ * With {@code retries} as the second argument it makes 20 calls instead that fail twice, each
+ * retried 5 s after a failure, held on its wheel meanwhile (a horizon of 10 s).
  */
 public final class CrashingInstance {
 
@@ -17,6 +19,17 @@ public final class CrashingInstance {
 	}
 
 	public static void main(String[] args) throws InterruptedException {
+		if (args.length > 1 && args[1].equals("retries")) {
+			ConfigurableApplicationContext app = DurableApp.start(args[0], "spring.main.keep-alive=true",
+					"wheel-timer.durable.horizon=10s", "test.retry-delay=5s");
+			Orders orders = app.getBean(Orders.class);
+			for (int i = 0; i < 20; i++) {
+				orders.flaky("retried-" + i, 3);
+			}
+			System.out.println("SCHEDULED");
+			System.out.flush();
+			Thread.currentThread().join();
+		}
 		ConfigurableApplicationContext app = DurableApp.start(args[0], "spring.main.keep-alive=true");
 		Orders orders = app.getBean(Orders.class);
 		Instant calledAt = Instant.now();

@@ -3,16 +3,22 @@ package io.github.wheeltimer.durable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -78,6 +84,49 @@ class DurableCallsCrashTests {
 		});
 		assertThat(claimedWhenKilled).isPositive();
 		assertThat(this.successor.getBean(DurableCalls.class).counts().failed()).isZero();
+	}
+
+	@Test
+	void aSigkillDuringABackoffLeavesEachRetryToRunOnceAtItsTimeWithTheRightAttempt() throws Exception {
+		String url = Postgres.newDatabase();
+		Path output = Files.createTempFile("crashing-instance", ".log");
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		this.child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+				CrashingInstance.class.getName(), url, "retries")
+			.redirectErrorStream(true)
+			.redirectOutput(output.toFile())
+			.start();
+		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
+				|| !this.child.isAlive());
+		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
+		// Killed once every call's first attempt failed, and their retries wait on the child's wheel.
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE state = 'CLAIMED' AND retries = 1") == 20);
+		this.child.destroyForcibly();
+		assertThat(this.child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+		Map<String, Instant> firstFailed = new HashMap<>();
+		jdbc.query("SELECT call_id, ran_at FROM test_run", (RowCallbackHandler) (rs) -> firstFailed
+			.put(rs.getString(1).replace("#1", ""), DurableCallsContractTests.instant(rs.getObject(2))));
+
+		this.successor = DurableApp.start(url);
+		await().atMost(Duration.ofSeconds(40)).until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run") == 60
+				&& count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL") == 0);
+		List<Map<String, Object>> runs = jdbc.queryForList("SELECT * FROM test_run");
+		assertThat(runs).extracting((run) -> (String) run.get("call_id")).doesNotHaveDuplicates()
+			.containsExactlyInAnyOrderElementsOf(IntStream.range(0, 20)
+				.boxed()
+				.flatMap((i) -> Stream.of("retried-" + i + "#1", "retried-" + i + "#2", "retried-" + i + "#3"))
+				.toList());
+		assertThat(runs).filteredOn((run) -> ((String) run.get("call_id")).endsWith("#2")).allSatisfy((run) -> {
+			String call = ((String) run.get("call_id")).replace("#2", "");
+			assertThat(DurableCallsContractTests.instant(run.get("ran_at")))
+				.as("the retry of %s, never before its backoff", call)
+				.isAfterOrEqualTo(firstFailed.get(call).plusSeconds(5));
+		});
+		DurableCalls.Counts counts = this.successor.getBean(DurableCalls.class).counts();
+		assertThat(counts.failed()).isZero();
+		assertThat(counts.suspectedDuplicates()).as("no run was cut short: the kill came between attempts").isZero();
 	}
 
 	private static long count(JdbcTemplate jdbc, String sql) {

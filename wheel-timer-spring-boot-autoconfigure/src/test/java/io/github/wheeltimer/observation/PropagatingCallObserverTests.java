@@ -73,7 +73,7 @@ class PropagatingCallObserverTests {
 		return CompletableFuture.supplyAsync(() -> {
 			MDC.setContextMap(Map.of("thread", "runner"));
 			try {
-				Run run = caller.start(method, 0, null, null);
+				Run run = caller.start(method, 0, 1, null, null);
 				Map<String, String> during = MDC.getCopyOfContextMap();
 				run.stop(null);
 				run.leave();
