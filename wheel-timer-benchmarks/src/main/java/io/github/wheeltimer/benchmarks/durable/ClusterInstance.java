@@ -376,7 +376,7 @@ public final class ClusterInstance {
 			this.counter = new CountingDataSource(this.pool);
 			boolean lockAndFetch = Boolean.parseBoolean(options.getOrDefault("lock-and-fetch", "false"));
 			SchedulerBuilder builder = DbSchedulerSystem
-				.scheduler(new TransactionAwareDataSourceProxy(this.counter), url, this.task, lockAndFetch)
+				.scheduler(new TransactionAwareDataSourceProxy(this.counter), url, List.of(this.task), lockAndFetch)
 				.schedulerName(new SchedulerName.Fixed(name))
 				.shutdownMaxWait(Duration.ofSeconds(10));
 			if (options.containsKey("poll")) {

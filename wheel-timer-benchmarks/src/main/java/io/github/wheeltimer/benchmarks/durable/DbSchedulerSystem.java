@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -15,6 +16,7 @@ import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.jdbc.JdbcCustomization;
 import com.github.kagkarlsson.scheduler.jdbc.MariaDBJdbcCustomization;
 import com.github.kagkarlsson.scheduler.jdbc.MySQL8JdbcCustomization;
+import com.github.kagkarlsson.scheduler.task.FailureHandler;
 import com.github.kagkarlsson.scheduler.task.Task;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
@@ -46,10 +48,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  * MariaDB 10.6 and later accept ({@code ... ORDER BY execution_time LIMIT n FOR UPDATE SKIP
  * LOCKED}): its generic lock-and-fetch, that query and a batch of updates that mark the rows
  * picked, in one transaction.
+ * <p>
+ * R1's calls are a second one-time task, {@value #RETRIED_TASK}, whose failures its
+ * {@code FailureHandler} retries as its README shows: {@code MaxRetriesFailureHandler} around
+ * {@code OnFailureRetryLater}, a fixed delay from the end of the failed run, written to the
+ * execution's row (its {@code consecutive_failures} and next {@code execution_time}).
  */
 final class DbSchedulerSystem implements DurableSystem {
 
 	static final String TASK = "bench-call";
+
+	static final String RETRIED_TASK = "bench-retried";
 
 	/** Its default is 30 minutes; a benchmark that hangs should not. Nothing runs while it stops. */
 	private static final Duration SHUTDOWN_MAX_WAIT = Duration.ofSeconds(10);
@@ -70,6 +79,16 @@ final class DbSchedulerSystem implements DurableSystem {
 
 	private final OneTimeTask<CallData> task = Tasks.oneTime(TASK, CallData.class)
 		.execute((instance, context) -> CallLog.ran(instance.getData().callNumber(),
+				instance.getData().dueAtEpochMicros()));
+
+	/**
+	 * R1: fails on its first two runs per instance id, by the harness's count (db-scheduler tells a
+	 * handler the failures before it, not its attempt), and succeeds on its third.
+	 */
+	private final OneTimeTask<CallData> retried = Tasks.oneTime(RETRIED_TASK, CallData.class)
+		.onFailure(new FailureHandler.MaxRetriesFailureHandler<>(RetriedCalls.MAX_RETRIES,
+				new FailureHandler.OnFailureRetryLater<>(Duration.ofMillis(RetriedCalls.BACKOFF_MILLIS))))
+		.execute((instance, context) -> RetriedCalls.run(instance.getData().callNumber(), 0,
 				instance.getData().dueAtEpochMicros()));
 
 	private Scheduler scheduler;
@@ -126,7 +145,7 @@ final class DbSchedulerSystem implements DurableSystem {
 
 	@Override
 	public void start() {
-		SchedulerBuilder builder = scheduler(this.dataSource, this.url, this.task, this.tuned)
+		SchedulerBuilder builder = scheduler(this.dataSource, this.url, List.of(this.task, this.retried), this.tuned)
 			.shutdownMaxWait(SHUTDOWN_MAX_WAIT);
 		if (this.tuned) {
 			builder.pollingInterval(Duration.ofMillis(100));
@@ -140,6 +159,28 @@ final class DbSchedulerSystem implements DurableSystem {
 		this.scheduler.scheduleIfNotExists(
 				this.task.instance(Long.toString(callNumber), new CallData(callNumber, dueAtEpochMicros)),
 				Instant.now().plus(delay.duration()));
+	}
+
+	@Override
+	public void scheduleRetried(long callNumber, long dueAtEpochMicros) {
+		this.scheduler.scheduleIfNotExists(
+				this.retried.instance(Long.toString(callNumber), new CallData(callNumber, dueAtEpochMicros)),
+				Instant.now().plusMillis(RetriedCalls.FIRST_DELAY_MILLIS));
+	}
+
+	@Override
+	public String retriedRowsQuery() {
+		// CONCAT and a boolean in a CASE read the same on PostgreSQL and MariaDB (whose BOOLEAN is a
+		// number); CONCAT with a NULL is NULL on MariaDB, so the failures never are.
+		return "SELECT CONCAT(CASE WHEN picked THEN 'picked' ELSE 'waiting' END, ', ', "
+				+ "COALESCE(consecutive_failures, 0), ' failures'), COUNT(*) FROM scheduled_tasks WHERE task_name = '"
+				+ RETRIED_TASK + "' GROUP BY 1";
+	}
+
+	@Override
+	public boolean isRetryFrame(StackTraceElement frame) {
+		// Its failure handlers: they decide the next try, and are where a backoff would wait.
+		return frame.getClassName().startsWith(FailureHandler.class.getName());
 	}
 
 	@Override
@@ -167,11 +208,12 @@ final class DbSchedulerSystem implements DurableSystem {
 
 	/**
 	 * A scheduler on the database of {@code url}, with the customization it needs there.
+	 * @param tasks the tasks it runs
 	 * @param lockAndFetch whether it polls with {@code lock-and-fetch} (with the batch sizes its
 	 * README gives for high throughput) rather than its default, {@code fetch}
 	 */
-	static SchedulerBuilder scheduler(DataSource dataSource, String url, Task<?> task, boolean lockAndFetch) {
-		SchedulerBuilder builder = Scheduler.create(dataSource, task);
+	static SchedulerBuilder scheduler(DataSource dataSource, String url, List<Task<?>> tasks, boolean lockAndFetch) {
+		SchedulerBuilder builder = Scheduler.create(dataSource, tasks);
 		if (Database.isMariaDb(url)) {
 			builder.jdbcCustomization(customization(lockAndFetch));
 		}

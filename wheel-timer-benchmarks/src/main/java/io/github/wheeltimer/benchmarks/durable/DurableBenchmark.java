@@ -2,15 +2,23 @@ package io.github.wheeltimer.benchmarks.durable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -27,6 +35,8 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * wheel-timer-benchmarks/run-durable --quick             # smaller counts, shorter waits (about 2 minutes)
  * wheel-timer-benchmarks/run-durable --systems ours      # some systems only: ours, defaults, tuned
  * wheel-timer-benchmarks/run-durable --database mariadb  # on MariaDB 10.11 (default: postgresql)
+ * wheel-timer-benchmarks/run-durable --rows R1           # some rows only (the steps that measure them)
+ * wheel-timer-benchmarks/run-durable --rows R1 --retried-calls 300   # R1 with 300 calls
  * </pre>
  *
  * On PostgreSQL ({@link Postgres}) the systems use its driver; on MariaDB ({@link MariaDb}),
@@ -47,7 +57,20 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * <li>D1, scheduling cost: calls due in an hour, one after the other, alone (autocommit) and each
  * in a transaction of its own;</li>
  * <li>D4, statements per call: everything the instance and its callers sent while the lateness
- * calls were scheduled, waited and ran, over their number; and the same for the burst.</li>
+ * calls were scheduled, waited and ran, over their number; and the same for the burst;</li>
+ * <li>R1, retries: {@code N} calls (10,000; 2,000 with {@code --quick}; {@code --retried-calls})
+ * that fail on their first two runs and succeed on their third, each retried by the system itself
+ * after the same fixed backoff of 1 s ({@link RetriedCalls}): ours, a durable method with Spring's
+ * {@code @Retryable(maxRetries = 3, delay = 1000)}; db-scheduler, a one-time task with
+ * {@code MaxRetriesFailureHandler(3, OnFailureRetryLater(1 s))}. They are written one after the
+ * other through the running instance, each due 2 s after it was written. Measured from the first
+ * write to the last success: the statements per call (its rows' last deletes in: counted 1 s
+ * after the last success), the database's CPU time per 1,000 calls (as D6), the time it took,
+ * and the threads blocked: the most threads seen at once sleeping in a backoff
+ * ({@code Thread.sleep} under Spring's retry code or the system's own), looked for every 50 ms
+ * ({@link BackoffThreads}). Checked: each call ran exactly 3 times, ours was told the attempt
+ * the harness counted, and no row of them is left in the database; a call that did otherwise
+ * fails the check, in the table.</li>
  * </ol>
  * D6, the database server's own CPU time per 1,000 calls ({@link ServerCpu}), is read over two of
  * those steps: over the lateness calls, the span of D4's paced figure; over the burst, from the
@@ -57,6 +80,9 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * no step pays for the server's tidying after an earlier one, and each starts with the statistics
  * its background work would have gathered given time: for the burst, those of the table full of
  * overdue calls.
+ * With {@code --rows}, a pass runs only the steps of the rows it names (D4 and D6 need both the
+ * burst and the lateness), and the table shows only those rows; without a burst, the instance is
+ * started on an empty table before the first step.
  * The table is printed and written to {@code wheel-timer-benchmarks/target/durable-report.md}
  * ({@code durable-report-mariadb.md} on MariaDB); the statements behind each count go to the log.
  * The test command does not run any of it, and no test asserts a speed.
@@ -74,7 +100,19 @@ public final class DurableBenchmark {
 
 	private static final List<String> ALL_SYSTEMS = List.of("ours", "defaults", "tuned");
 
+	/** The rows, in the table's order, and the steps that measure each. */
+	private static final Map<String, Set<Step>> ROWS = rows();
+
+	/** After R1's last success, the wait before its counts are read: ours deletes rows in a batch within a tick. */
+	private static final Duration FINISHED = Duration.ofSeconds(1);
+
 	private final Size size;
+
+	/** The steps this pass runs, for the rows it was asked for. */
+	private final Set<Step> steps;
+
+	/** R1's calls. */
+	private final int retriedCalls;
 
 	private final Database server;
 
@@ -84,10 +122,16 @@ public final class DurableBenchmark {
 	/** The database of the system being measured. */
 	private String database;
 
+	/** Its URL, for R1's look at what the system left in it. */
+	private String url;
+
 	private long nextCall = 1;
 
-	private DurableBenchmark(Size size, Database server, ServerCpu serverCpu) {
+	private DurableBenchmark(Size size, Set<String> rows, int retriedCalls, Database server, ServerCpu serverCpu) {
 		this.size = size;
+		this.steps = EnumSet.noneOf(Step.class);
+		rows.forEach((row) -> this.steps.addAll(ROWS.get(row)));
+		this.retriedCalls = retriedCalls;
 		this.server = server;
 		this.serverCpu = serverCpu;
 	}
@@ -96,6 +140,9 @@ public final class DurableBenchmark {
 		List<String> arguments = Arrays.asList(args);
 		Size size = arguments.contains("--quick") ? Size.QUICK : Size.FULL;
 		List<String> systems = systemsArgument(args);
+		Set<String> rows = rowsArgument(args);
+		String calls = argument(args, "--retried-calls");
+		int retriedCalls = (calls != null) ? Integer.parseInt(calls) : size.retried;
 		String databaseId = Database.argument(args);
 		Map<String, Result> results = new LinkedHashMap<>();
 		String version;
@@ -105,10 +152,11 @@ public final class DurableBenchmark {
 			settings = String.format("%s; %s between steps", server.settings(), server.betweenSteps());
 			ServerCpu serverCpu = new ServerCpu(server.serverPid());
 			System.err.printf("Database server: process %d and its children%n", serverCpu.pid());
-			DurableBenchmark benchmark = new DurableBenchmark(size, server, serverCpu);
+			DurableBenchmark benchmark = new DurableBenchmark(size, rows, retriedCalls, server, serverCpu);
 			for (String system : systems) {
 				benchmark.database = "bench_" + system;
 				String url = server.createDatabase(benchmark.database);
+				benchmark.url = url;
 				String label = system;
 				Result result = new Result();
 				result.commitBefore = server.commitMicros();
@@ -133,7 +181,8 @@ public final class DurableBenchmark {
 				System.gc();
 			}
 		}
-		String report = header(size, version, settings) + table(results, size) + footer(size, databaseId, results);
+		String report = header(size, rows, version, settings) + table(results, size, rows, retriedCalls)
+				+ footer(size, databaseId, results, rows.contains("R1"));
 		System.out.println(report);
 		// PostgreSQL's keeps its name, which earlier runs and BENCHMARKS.md refer to.
 		String suffix = databaseId.equals(Database.POSTGRESQL) ? "" : "-" + databaseId;
@@ -147,12 +196,53 @@ public final class DurableBenchmark {
 	}
 
 	private static List<String> systemsArgument(String[] args) {
+		String systems = argument(args, "--systems");
+		return (systems != null) ? List.of(systems.split(",")) : ALL_SYSTEMS;
+	}
+
+	/** The rows of {@code --rows}, such as {@code R1} or {@code D2,D3}, in the table's order; all without it. */
+	private static Set<String> rowsArgument(String[] args) {
+		String rows = argument(args, "--rows");
+		if (rows == null) {
+			return ROWS.keySet();
+		}
+		Set<String> asked = new LinkedHashSet<>();
+		for (String row : rows.split(",")) {
+			String id = ROWS.keySet()
+				.stream()
+				.filter((known) -> known.equalsIgnoreCase(row.strip()))
+				.findFirst()
+				.orElseThrow(() -> new IllegalArgumentException(
+						"Unknown row " + row + ", expected some of " + ROWS.keySet()));
+			asked.add(id);
+		}
+		Set<String> ordered = new LinkedHashSet<>(ROWS.keySet());
+		ordered.retainAll(asked);
+		return ordered;
+	}
+
+	/** The value that follows {@code name}, or {@code null} if it is not given. */
+	private static String argument(String[] args, String name) {
 		for (int i = 0; i < args.length - 1; i++) {
-			if (args[i].equals("--systems")) {
-				return List.of(args[i + 1].split(","));
+			if (args[i].equals(name)) {
+				return args[i + 1];
 			}
 		}
-		return ALL_SYSTEMS;
+		return null;
+	}
+
+	private static Map<String, Set<Step>> rows() {
+		Map<String, Set<Step>> rows = new LinkedHashMap<>();
+		rows.put("D1", EnumSet.of(Step.SCHEDULE));
+		rows.put("D1t", EnumSet.of(Step.SCHEDULE));
+		rows.put("D2", EnumSet.of(Step.LATENESS));
+		rows.put("D3", EnumSet.of(Step.BURST));
+		rows.put("D4", EnumSet.of(Step.BURST, Step.LATENESS));
+		rows.put("D4s", EnumSet.of(Step.SCHEDULE));
+		rows.put("D5", EnumSet.of(Step.IDLE));
+		rows.put("D6", EnumSet.of(Step.BURST, Step.LATENESS));
+		rows.put("R1", EnumSet.of(Step.RETRIES));
+		return rows;
 	}
 
 	private static DurableSystem create(String system, String url) throws SQLException {
@@ -166,13 +256,30 @@ public final class DurableBenchmark {
 	}
 
 	private void measure(DurableSystem system, Result result) throws Exception {
-		burst(system, result);
-		settle();
-		idle(system, result);
-		settle();
-		lateness(system, result);
-		scheduleCost(system, result);
-		long strays = CallLog.strays();
+		if (this.steps.contains(Step.BURST)) {
+			burst(system, result);
+		}
+		else {
+			// The burst starts the instance with its calls overdue; without it, on an empty table.
+			system.start();
+		}
+		if (this.steps.contains(Step.IDLE)) {
+			settle();
+			idle(system, result);
+		}
+		if (this.steps.contains(Step.LATENESS)) {
+			settle();
+			lateness(system, result);
+		}
+		if (this.steps.contains(Step.SCHEDULE)) {
+			scheduleCost(system, result);
+		}
+		if (this.steps.contains(Step.RETRIES)) {
+			// Last: the rows before it are measured as they were before it existed.
+			settle();
+			retries(system, result);
+		}
+		long strays = CallLog.strays() + RetriedCalls.strays();
 		if (strays > 0) {
 			System.err.printf("  %d runs so far that no step expected (late leftovers or second runs)%n", strays);
 		}
@@ -317,6 +424,104 @@ public final class DurableBenchmark {
 				result.scheduleInTransaction.text(), result.wholeTransaction.text(), transactionCounts.describe("    "));
 	}
 
+	/**
+	 * R1: calls that fail twice, then succeed, each retried by the system itself after the same
+	 * fixed backoff: what they cost from the first write to the last success, how many threads sat
+	 * out a backoff meanwhile, and whether each call ran exactly three times and left no row.
+	 */
+	private void retries(DurableSystem system, Result result) throws Exception {
+		int count = this.retriedCalls;
+		long first = take(count);
+		CallLog.Recorder succeeded = CallLog.expect(first, count);
+		RetriedCalls.Recorder runs = RetriedCalls.expect(first, count);
+		long leftOut = PlannedFailureFilter.leftOut();
+		System.err.printf(Locale.ROOT,
+				"  retries: %,d calls that fail twice, then succeed, each first due %d ms after it is written, "
+						+ "retried after %d ms%n",
+				count, RetriedCalls.FIRST_DELAY_MILLIS, RetriedCalls.BACKOFF_MILLIS);
+		Counts before = system.counter().counts();
+		ServerCpu.Mark cpu = this.serverCpu.mark();
+		long start = CallLog.nowMicros();
+		long written;
+		boolean all;
+		Counts counts;
+		BackoffThreads threads = BackoffThreads.sample(system::isRetryFrame);
+		try {
+			long lastDue = start;
+			for (int i = 0; i < count; i++) {
+				long due = CallLog.nowMicros() + RetriedCalls.FIRST_DELAY_MILLIS * 1_000;
+				system.scheduleRetried(first + i, due);
+				lastDue = due;
+			}
+			written = CallLog.nowMicros();
+			// Each of a call's runs may wait for a look of the system's; and all the runs, three a
+			// call, at a thousand a second at least.
+			long deadline = lastDue + RetriedCalls.FAILURES * RetriedCalls.BACKOFF_MILLIS * 1_000
+					+ RetriedCalls.RUNS * system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000
+					+ count * RetriedCalls.RUNS * 1_000L;
+			all = succeeded.awaitAll(deadline);
+			// A call's success is its method's return; its row goes after, ours in a batch.
+			Thread.sleep(FINISHED.toMillis());
+			counts = system.counter().counts().minus(before);
+			result.retriedCpu = cpu.usedFor(count);
+		}
+		finally {
+			threads.close();
+		}
+		long[] firstAndLast = succeeded.firstAndLastRun();
+		CallLog.Lateness late = succeeded.lateness();
+		// By now (a backoff after the last success) a run too many would have started on the
+		// systems that hold their retries; a row left says more, whatever the system's polling.
+		String rowsLeft = retriedRowsLeft(system);
+		String problems = runs.problems();
+		if (rowsLeft != null) {
+			problems = ((problems != null) ? problems + "; " : "") + "rows left: " + rowsLeft;
+		}
+		result.retriedStatements = counts.statements() / (double) count;
+		result.retriedCommits = counts.commits() / (double) count;
+		String time = all ? String.format(Locale.ROOT, "%.1f s", (firstAndLast[1] - start) / 1e6)
+				: String.format(Locale.ROOT, "%,d of %,d never succeeded", late.missing(), count);
+		result.retriedText = String.format(Locale.ROOT,
+				"%.2f (+%.2f) statements per call; database CPU %s per 1,000 calls; all succeeded after %s "
+						+ "(written in %.1f s); %d threads blocked (most in %,d looks); %s",
+				result.retriedStatements, result.retriedCommits, result.retriedCpu.text(), time,
+				(written - start) / 1e6, threads.most(), threads.samples(),
+				(problems == null) ? "each ran 3 times" : "CHECK FAILED: " + problems);
+		System.err.printf(Locale.ROOT,
+				"  retries: %s%n  retries: success after the earliest it could come (first due + 2 backoffs): %s; "
+						+ "live threads at most %d%s; %,d log lines of planned failures left out%n"
+						+ "  retries: runs per call %s; %,d statements:%n%s",
+				result.retriedText, late.text(), threads.peakThreads(),
+				(threads.example() != null) ? "; blocked, such as " + threads.example() : "",
+				PlannedFailureFilter.leftOut() - leftOut, runs.runsPerCall(), counts.statements(),
+				counts.describe("    "));
+		if (problems != null) {
+			System.err.printf("  retries: CHECK FAILED: %s%n", problems);
+		}
+	}
+
+	/**
+	 * What is left of R1's rows in the system's database, read on a connection of its own that no
+	 * count sees.
+	 * @return such as {@code 3 FAILED, 4 runs}, or {@code null} if none is left
+	 */
+	private String retriedRowsLeft(DurableSystem system) throws SQLException {
+		Properties login = new Properties();
+		login.setProperty("user", Database.user(this.url));
+		try (Connection connection = DriverManager.getConnection(this.url, login);
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(system.retriedRowsQuery())) {
+			StringBuilder text = new StringBuilder();
+			while (rows.next()) {
+				text.append((text.length() > 0) ? ", " : "")
+					.append(rows.getLong(2))
+					.append(' ')
+					.append(rows.getString(1));
+			}
+			return (text.length() > 0) ? text.toString() : null;
+		}
+	}
+
 	private void schedule(DurableSystem system) {
 		long callNumber = take(1);
 		system.schedule(callNumber, Delay.ONE_HOUR, CallLog.nowMicros() + Delay.ONE_HOUR.micros());
@@ -347,45 +552,59 @@ public final class DurableBenchmark {
 		}
 	}
 
-	/** The run's database is in the title: a table of one is not to be read as the other's. */
-	private static String header(Size size, String version, String settings) {
+	/**
+	 * The run's database is in the title: a table of one is not to be read as the other's; and so
+	 * are the rows of a pass of some rows only, measured without the steps before them.
+	 */
+	private static String header(Size size, Set<String> rows, String version, String settings) {
+		String some = rows.equals(ROWS.keySet()) ? "" : ", rows " + String.join(", ", rows) + " only";
 		return String.format(Locale.ROOT,
-				"## Durable delayed calls on %s, %s pass%n%n%s, %s %s, %d cores, %s; %s (%s), one database per "
+				"## Durable delayed calls on %s, %s pass%s%n%n%s, %s %s, %d cores, %s; %s (%s), one database per "
 						+ "system%n%n",
-				version, size.name().toLowerCase(Locale.ROOT), LocalDate.now(), System.getProperty("java.vm.name"),
+				version, size.name().toLowerCase(Locale.ROOT), some, LocalDate.now(),
+				System.getProperty("java.vm.name"),
 				System.getProperty("java.runtime.version"), Runtime.getRuntime().availableProcessors(),
 				System.getProperty("os.name"), version, settings);
 	}
 
-	private static String table(Map<String, Result> results, Size size) {
+	private static String table(Map<String, Result> results, Size size, Set<String> shown, int retriedCalls) {
 		StringBuilder table = new StringBuilder("| row | what |");
 		results.keySet().forEach((label) -> table.append(' ').append(label).append(" |"));
 		table.append("\n|---|---|").append("---|".repeat(results.size())).append('\n');
-		row(table, "D1", "schedule one call, alone (autocommit): µs per call", results,
+		row(table, shown, "D1", "schedule one call, alone (autocommit): µs per call", results,
 				(r) -> r.scheduleAlone.text());
-		row(table, "D1t", "schedule one call in a transaction: µs for the call (for the whole transaction)", results,
-				(r) -> r.scheduleInTransaction.micros() + " (" + r.wholeTransaction.micros() + ")");
-		row(table, "D2",
+		row(table, shown, "D1t", "schedule one call in a transaction: µs for the call (for the whole transaction)",
+				results, (r) -> r.scheduleInTransaction.micros() + " (" + r.wholeTransaction.micros() + ")");
+		row(table, shown, "D2",
 				String.format(Locale.ROOT, "lateness, %,d calls paced over %d s, delays 0.5–20 s", size.lateness,
 						size.latenessPacing.toSeconds()),
 				results, (r) -> r.lateness.text());
-		row(table, "D3", String.format(Locale.ROOT, "throughput, %,d calls overdue when an instance starts", size.burst),
+		row(table, shown, "D3",
+				String.format(Locale.ROOT, "throughput, %,d calls overdue when an instance starts", size.burst),
 				results, (r) -> r.burstText);
-		row(table, "D4", "statements per call: schedule + run + finish (+ commits)", results,
+		row(table, shown, "D4", "statements per call: schedule + run + finish (+ commits)", results,
 				(r) -> String.format(Locale.ROOT, "%.2f (+%.2f) paced; %.2f (+%.2f) burst", r.spreadStatements,
 						r.spreadCommits, r.burstStatements, r.burstCommits));
-		row(table, "D4s", "of which scheduling one call, alone / in a transaction (+ commits)", results,
+		row(table, shown, "D4s", "of which scheduling one call, alone / in a transaction (+ commits)", results,
 				(r) -> String.format(Locale.ROOT, "%.2f / %.2f (+%.2f)", r.scheduleAlone.statementsPerCall(),
 						r.scheduleInTransaction.statementsPerCall(), r.scheduleInTransaction.commitsPerCall()));
-		row(table, "D5", String.format(Locale.ROOT, "idle statements per second (over %d s)", size.idle.toSeconds()),
+		row(table, shown, "D5",
+				String.format(Locale.ROOT, "idle statements per second (over %d s)", size.idle.toSeconds()),
 				results, (r) -> String.format(Locale.ROOT, "%.2f", r.idlePerSecond));
-		row(table, "D6", "database CPU per 1,000 calls: paced (D2) / backlog drain (D3)", results,
+		row(table, shown, "D6", "database CPU per 1,000 calls: paced (D2) / backlog drain (D3)", results,
 				(r) -> r.pacedCpu.text() + " / " + r.drainCpu.text());
+		row(table, shown, "R1",
+				String.format(Locale.ROOT, "retries, %,d calls that fail twice, then succeed, after a fixed %d ms "
+						+ "backoff", retriedCalls, RetriedCalls.BACKOFF_MILLIS),
+				results, (r) -> r.retriedText);
 		return table.toString();
 	}
 
-	private static void row(StringBuilder table, String id, String title, Map<String, Result> results,
-			java.util.function.Function<Result, String> cell) {
+	private static void row(StringBuilder table, Set<String> shown, String id, String title,
+			Map<String, Result> results, java.util.function.Function<Result, String> cell) {
+		if (!shown.contains(id)) {
+			return;
+		}
 		table.append("| ").append(id).append(" | ").append(title).append(" |");
 		for (Result result : results.values()) {
 			String text;
@@ -404,7 +623,7 @@ public final class DurableBenchmark {
 		table.append('\n');
 	}
 
-	private static String footer(Size size, String database, Map<String, Result> results) {
+	private static String footer(Size size, String database, Map<String, Result> results, boolean retries) {
 		StringBuilder footer = new StringBuilder(String.format(Locale.ROOT,
 				"%nD1: %,d calls of each kind, alternating in %d rounds, after %,d unmeasured, due in an hour; "
 						+ "the median of the rounds' means. D2: lateness against the due time read before each "
@@ -417,15 +636,29 @@ public final class DurableBenchmark {
 						+ "Paced: the span of D4 paced; backlog drain: from the instance's start to the last D3 "
 						+ "call's run, their writing (in D4 burst) left out. The kernel counts in 10 ms ticks: a "
 						+ "figure is good to %d ticks over its step, %s ms per 1,000 calls over D2's %,d calls and "
-						+ "%s over D3's %,d; the seconds in all beside it say how much it rests on. "
-						+ "%s%n%n"
-						+ "The machine during each system's turn: CPU that other work used, in cores (near 0 for "
-						+ "figures worth comparing), and what a one-row autocommit insert took before and after "
-						+ "(the disk's flush):",
+						+ "%s over D3's %,d; the seconds in all beside it say how much it rests on. %s",
 				size.schedule, ROUNDS, size.scheduleWarmUp, ServerCpu.ERROR_TICKS,
 				ServerCpu.Used.errorPerThousandCalls(size.lateness), size.lateness,
 				ServerCpu.Used.errorPerThousandCalls(size.burst), size.burst,
 				DbSchedulerSystem.configurations(database)));
+		if (retries) {
+			footer.append(String.format(Locale.ROOT, "%n%nR1: each call first due %d ms after it was written, one "
+					+ "after the other through the running instance; its first two runs throw, its third returns. "
+					+ "Ours: @Retryable(maxRetries = %d, delay = %d) (Spring's) on the durable method, with no "
+					+ "@EnableResilientMethods; db-scheduler: MaxRetriesFailureHandler(%d, OnFailureRetryLater(%d "
+					+ "ms)). Statements, commits and database CPU from the first write until %d ms after the last "
+					+ "success (the last rows' deletes in); the time from the first write to the last success, at "
+					+ "least the writing, %d ms and two backoffs; threads blocked: the most threads seen at once "
+					+ "whose stack sleeps (Thread.sleep) under Spring's retry code or the system's own, looked at "
+					+ "every %d ms. Checked: each call ran %d times, ours was told the attempt the harness counted, "
+					+ "no row was left.",
+					RetriedCalls.FIRST_DELAY_MILLIS, RetriedCalls.MAX_RETRIES, RetriedCalls.BACKOFF_MILLIS,
+					RetriedCalls.MAX_RETRIES, RetriedCalls.BACKOFF_MILLIS, FINISHED.toMillis(),
+					RetriedCalls.FIRST_DELAY_MILLIS, BackoffThreads.PERIOD_MILLIS, RetriedCalls.RUNS));
+		}
+		footer.append(String.format(Locale.ROOT, "%n%nThe machine during each system's turn: CPU that other work "
+				+ "used, in cores (near 0 for figures worth comparing), and what a one-row autocommit insert took "
+				+ "before and after (the disk's flush):"));
 		results.forEach((label, result) -> footer.append(String.format(Locale.ROOT, " %s %.2f cores, %.0f/%.0f µs;",
 				label, result.otherCores, result.commitBefore, result.commitAfter)));
 		footer.setLength(footer.length() - 1);
@@ -435,9 +668,9 @@ public final class DurableBenchmark {
 	/** How much of each step: FULL for the table, QUICK to see that everything works. */
 	enum Size {
 
-		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000),
+		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000, 10_000),
 
-		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500);
+		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500, 2_000);
 
 		final int burst;
 
@@ -451,14 +684,39 @@ public final class DurableBenchmark {
 
 		final int schedule;
 
-		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule) {
+		/** R1's calls, unless {@code --retried-calls} says otherwise. */
+		final int retried;
+
+		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule,
+				int retried) {
 			this.burst = burst;
 			this.idle = idle;
 			this.lateness = lateness;
 			this.latenessPacing = latenessPacing;
 			this.scheduleWarmUp = scheduleWarmUp;
 			this.schedule = schedule;
+			this.retried = retried;
 		}
+
+	}
+
+	/** What a pass does for its rows, in this order. */
+	enum Step {
+
+		/** D3, and half of D4 and D6. */
+		BURST,
+
+		/** D5. */
+		IDLE,
+
+		/** D2, and half of D4 and D6. */
+		LATENESS,
+
+		/** D1, D1t, D4s. */
+		SCHEDULE,
+
+		/** R1. */
+		RETRIES
 
 	}
 
@@ -523,6 +781,15 @@ public final class DurableBenchmark {
 		ServerCpu.Used pacedCpu;
 
 		ServerCpu.Used drainCpu;
+
+		/** R1: its cell, and what it is made of. */
+		String retriedText;
+
+		double retriedStatements = Double.NaN;
+
+		double retriedCommits = Double.NaN;
+
+		ServerCpu.Used retriedCpu;
 
 		/** CPU that work other than this run used meanwhile, in cores. */
 		double otherCores = Double.NaN;

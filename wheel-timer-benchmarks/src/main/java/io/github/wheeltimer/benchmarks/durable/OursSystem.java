@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.durable.DelayedCalls;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
@@ -15,6 +16,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.resilience.annotation.Retryable;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -28,6 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Our delay is fixed per method, so each {@link Delay} is a method of {@link Targets}. A bean
  * post-processor wraps the application's DataSource in a {@link CountingDataSource}: every
  * statement of ours, and of the transaction manager the benchmark's transactions use, is counted.
+ * <p>
+ * R1's calls go to {@link Targets#failsTwice}, a durable method with Spring's own
+ * {@code @Retryable}, which the wheel honours as it is, with no {@code @EnableResilientMethods}.
  */
 public final class OursSystem implements DurableSystem {
 
@@ -90,6 +95,27 @@ public final class OursSystem implements DurableSystem {
 	}
 
 	@Override
+	public void scheduleRetried(long callNumber, long dueAtEpochMicros) {
+		this.targets.failsTwice(callNumber, dueAtEpochMicros);
+	}
+
+	@Override
+	public String retriedRowsQuery() {
+		// CONCAT reads the same on PostgreSQL and MariaDB; the prefix is the default one.
+		return "SELECT CONCAT(state, ', ', attempts, ' runs'), COUNT(*) FROM WHEEL_TIMER_CALL WHERE method_id = '"
+				+ Targets.FAILS_TWICE + "' GROUP BY 1";
+	}
+
+	@Override
+	public boolean isRetryFrame(StackTraceElement frame) {
+		// The policy, and the runner's steps that turn a failure into the next attempt's due time.
+		String type = frame.getClassName();
+		return type.startsWith("io.github.wheeltimer.annotation.DelayedRetry")
+				|| (type.equals("io.github.wheeltimer.durable.CallRunner")
+						&& (frame.getMethodName().startsWith("retry") || frame.getMethodName().equals("waitForRetry")));
+	}
+
+	@Override
 	public TransactionTemplate transactions() {
 		// Spring Boot's own transaction manager, on the application's (counting) DataSource.
 		return new TransactionTemplate(this.instance.getBean(PlatformTransactionManager.class));
@@ -145,6 +171,8 @@ public final class OursSystem implements DurableSystem {
 	/** The durable methods, one per delay; each reports its run to the harness. */
 	public static class Targets {
 
+		static final String FAILS_TWICE = "bench.failsTwice";
+
 		@DelayedExecution(delay = 500, timeUnit = TimeUnit.MILLISECONDS, durable = true, id = "bench.halfSecond")
 		public void halfSecond(long callNumber, long dueAtEpochMicros) {
 			CallLog.ran(callNumber, dueAtEpochMicros);
@@ -178,6 +206,18 @@ public final class OursSystem implements DurableSystem {
 		@DelayedExecution(delay = 1, timeUnit = TimeUnit.HOURS, durable = true, id = "bench.oneHour")
 		public void oneHour(long callNumber, long dueAtEpochMicros) {
 			CallLog.ran(callNumber, dueAtEpochMicros);
+		}
+
+		/**
+		 * R1: fails on its first two runs, by the attempt the wheel tells it (an application would
+		 * decide so too), and succeeds on its third; the wheel retries it after a fixed backoff, as
+		 * db-scheduler's failure handler does its task.
+		 */
+		@DelayedExecution(delay = RetriedCalls.FIRST_DELAY_MILLIS, timeUnit = TimeUnit.MILLISECONDS, durable = true,
+				id = FAILS_TWICE)
+		@Retryable(maxRetries = RetriedCalls.MAX_RETRIES, delay = RetriedCalls.BACKOFF_MILLIS)
+		public void failsTwice(long callNumber, long dueAtEpochMicros) {
+			RetriedCalls.run(callNumber, DelayedCalls.currentAttempt(), dueAtEpochMicros);
 		}
 
 	}
