@@ -135,11 +135,26 @@ public interface CallRepository {
 	 * started before the new one was made).
 	 * @param holder the instance that holds the retry on its wheel (claimed), or {@code null} to
 	 * leave it pending for any instance
-	 * @param retryingSince when the round's first attempt started, kept if the row has it already
-	 * @return whether it was
+	 * @param after the row's history from now on: this attempt's start and failure counted, the
+	 * retry counted, and when the round's first attempt started
+	 * @return whether it was (or the row is as this leaves it: the statement passed before, its
+	 * answer lost), and whether the row holds its key again
 	 */
-	boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Instant retryingSince,
-			String error);
+	Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after, String error);
+
+	/** What {@link #retry} did. */
+	enum Retried {
+
+		/** The row was no longer the attempt's: taken over while it ran. */
+		LOST,
+
+		/** The row waits for its retry, holding its key (or made without one). */
+		WITH_KEY,
+
+		/** The row waits for its retry without its key: a new call took the key while it ran. */
+		WITHOUT_KEY
+
+	}
 
 	/**
 	 * Counts the calls of {@code methodIds} due after {@code after} and up to {@code until} that

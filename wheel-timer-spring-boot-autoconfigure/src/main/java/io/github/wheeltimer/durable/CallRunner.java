@@ -492,22 +492,29 @@ final class CallRunner {
 		UUID holder = near ? this.instance : null;
 		int attempt = call.attempt();
 		Tries after = new Tries(attempt, call.before().failures() + 1, call.before().retries() + 1, since);
-		DurableCall next = new DurableCall(call.durableMethod(), call.id(), call.key(), call.arguments(), at, after,
-				call.traceParent(), call.result(), this);
 		logger.warn(call.description() + " failed on attempt " + attempt + " (retry " + after.retries() + " of "
 				+ call.method().retry().maxRetries() + " follows at " + at + "): " + error);
-		this.writes.write(call, "set to retry", () -> waitForRetry(next, attempt, holder, error),
-				() -> waitForRetry(next, attempt, holder, "the database refused the error's text; it is in the log"
+		this.writes.write(call, "set to retry", () -> waitForRetry(call, at, after, holder, error),
+				() -> waitForRetry(call, at, after, holder, "the database refused the error's text; it is in the log"
 						+ " of the instance that ran the call"));
 	}
 
-	private void waitForRetry(DurableCall next, int attempt, @Nullable UUID holder, String error) {
-		Instant since = next.before().retryingSince();
-		if (!this.calls.retry(next.id(), this.instance, attempt, next.due(), holder, (since != null) ? since : next.due(),
-				error)) {
-			// Taken over or cancelled while it ran: no longer this attempt's to retry.
+	/**
+	 * The statement that puts the row back to wait for its retry, then, for a retry due within the
+	 * horizon, the retry on this instance's wheel: known by its key only if its row holds the key
+	 * again, so that a cancel or a new call by that key never takes another call's place.
+	 */
+	private void waitForRetry(DurableCall call, Instant due, Tries after, @Nullable UUID holder, String error) {
+		CallRepository.Retried retried = this.calls.retry(call.id(), this.instance, call.attempt(), due, holder, after,
+				error);
+		if (retried == CallRepository.Retried.LOST) {
+			// Taken over while it ran (a pause longer than the lease): no longer this attempt's to retry.
 			return;
 		}
+		String key = (retried == CallRepository.Retried.WITH_KEY) ? call.namedKey() : null;
+		DurableCall next = new DurableCall(call.durableMethod(), call.id(), key, call.arguments(), due, after,
+				call.traceParent(), call.result(), this);
+		next.startedKey(call.namedKey());
 		DurableResult result = next.result();
 		if (holder != null) {
 			hold(next);

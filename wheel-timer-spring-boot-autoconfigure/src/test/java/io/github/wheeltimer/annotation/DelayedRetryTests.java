@@ -2,12 +2,14 @@ package io.github.wheeltimer.annotation;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +64,23 @@ class DelayedRetryTests {
 			assertThat(shipped.cancel(false)).isTrue();
 			await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingTimeouts() == 0);
 			assertThat(warehouse.attempts()).hasSize(1);
+		});
+	}
+
+	@Test
+	void aTimerStoppedWhileARetryWaitsReportsItUnprocessedAndCancelsTheCallersFuture() {
+		this.contextRunner.withPropertyValues("test.retry-delay=1h").run((context) -> {
+			Warehouse warehouse = context.getBean(Warehouse.class);
+			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
+			CompletableFuture<String> shipped = warehouse.ship("order-6", 3);
+			await().atMost(Duration.ofSeconds(10)).until(() -> timer.pendingTimeouts() == 1
+					&& warehouse.attempts().size() == 1);
+			Set<Timeout> unprocessed = timer.stop();
+			assertThat(unprocessed).singleElement()
+				.satisfies((timeout) -> assertThat(DelayedMethod.of(timeout).description())
+					.isEqualTo("DelayedRetryTests.Warehouse.ship(String, int)"))
+				.satisfies((timeout) -> assertThat(((DelayedTask) timeout.task()).attempt()).isEqualTo(2));
+			assertThat(shipped).isCancelled();
 		});
 	}
 

@@ -68,6 +68,7 @@ class DurableSchemaTests {
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("and it lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
+					+ " WHEEL_TIMER_CALL.failures, WHEEL_TIMER_CALL.retries, WHEEL_TIMER_CALL.retrying_since,"
 					+ " WHEEL_TIMER_INSTANCE.methods.")
 			.contains("io/github/wheeltimer/durable/schema-h2.sql");
 	}

@@ -400,26 +400,36 @@ public final class JdbcCallRepository implements CallRepository {
 				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}
 
+	/**
+	 * Sets absolute values, not increments, and also matches the row as this statement leaves it:
+	 * tried again after its answer was lost (the database went away as it committed), it finds the
+	 * row it wrote, says so, and the retry is held, not left claimed by no wheel.
+	 */
 	@Override
-	public boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Instant retryingSince,
+	public Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
 			String error) {
 		try {
-			return retry(id, owner, attempt, due, holder, retryingSince, error, "call_key = started_key, started_key = NULL, ");
+			return retry(id, owner, attempt, due, holder, after, error,
+					"call_key = COALESCE(started_key, call_key), started_key = NULL, ") ? Retried.WITH_KEY : Retried.LOST;
 		}
 		catch (DuplicateKeyException taken) {
-			return retry(id, owner, attempt, due, holder, retryingSince, error, "");
+			return retry(id, owner, attempt, due, holder, after, error, "") ? Retried.WITHOUT_KEY : Retried.LOST;
 		}
 	}
 
-	private boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder,
-			Instant retryingSince, String error, String keyBack) {
+	private boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
+			String error, String keyBack) {
+		Object waiting = (holder != null) ? CLAIMED : PENDING;
+		Object holderId = (holder != null) ? this.dialect.id(holder) : null;
+		Instant since = after.retryingSince();
 		// The state last, for databases that read each assignment's left side as already set.
-		return update("UPDATE " + this.calls + " SET due_at = ?, failures = failures + 1, retries = retries + 1,"
-				+ " retrying_since = COALESCE(retrying_since, ?), finished_at = " + this.dialect.now() + ", last_error = ?, "
-				+ keyBack + "owner_id = ?, state = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id") + " AND state = '"
-				+ RUNNING + "' AND attempts = ?", this.dialect.instant(due), this.dialect.instant(retryingSince),
-				StoredText.of(error, ERROR_LENGTH), (holder != null) ? this.dialect.id(holder) : null,
-				(holder != null) ? CLAIMED : PENDING, this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+		return update("UPDATE " + this.calls + " SET due_at = ?, failures = ?, retries = ?, retrying_since = ?,"
+				+ " finished_at = " + this.dialect.now() + ", last_error = ?, " + keyBack + "owner_id = ?, state = ?"
+				+ " WHERE id = ? AND attempts = ? AND ((" + this.dialect.sameAs("owner_id") + " AND state = '" + RUNNING
+				+ "') OR (" + this.dialect.sameAs("owner_id") + " AND state = ? AND retries = ?))",
+				this.dialect.instant(due), after.failures(), after.retries(),
+				(since != null) ? this.dialect.instant(since) : null, StoredText.of(error, ERROR_LENGTH), holderId,
+				waiting, this.dialect.id(id), attempt, this.dialect.id(owner), holderId, waiting, after.retries()) == 1;
 	}
 
 	/**
