@@ -142,6 +142,30 @@ public interface CallRepository {
 	 */
 	Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after, String error);
 
+	/**
+	 * Ends failed attempts that {@code @Retryable} tries again, as {@link #retry} does, in one
+	 * round trip: a batch of its statements, in a transaction of its own.
+	 * @param owner the instance whose attempts they were
+	 * @param retries at most {@link #BATCH_LENGTH}
+	 * @return what each did, in their order: {@link Retried#LOST} only where the database said so
+	 * (a driver that does not count a batch's rows says nothing, and a retry held for a row taken
+	 * over is fenced by its gate)
+	 */
+	List<Retried> retryAll(UUID owner, List<Retry> retries);
+
+	/**
+	 * A failed attempt's retry, as {@link #retry} writes it.
+	 *
+	 * @param id the call's id
+	 * @param attempt the attempt that failed
+	 * @param due when the retry is due
+	 * @param holder the instance that holds it, or {@code null} for pending
+	 * @param after the row's history from now on
+	 * @param error why the attempt failed
+	 */
+	record Retry(UUID id, int attempt, Instant due, @Nullable UUID holder, Tries after, String error) {
+	}
+
 	/** What {@link #retry} did. */
 	enum Retried {
 

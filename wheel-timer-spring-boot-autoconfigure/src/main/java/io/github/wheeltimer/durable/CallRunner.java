@@ -365,12 +365,25 @@ final class CallRunner {
 		}
 	}
 
-	/** The batches' thread: the rows of calls that ran go, in one statement. */
-	private void finish(List<DurableCall> ran) {
-		List<UUID> ids = ran.stream().map(DurableCall::id).toList();
-		this.writes.write(new RowWrites.Write(ran.size() + " durable calls (" + ran.get(0) + "...)", "finished",
-				() -> this.calls.finish(ids), null));
-		this.counters.ran.add(ran.size());
+	/**
+	 * The batches' thread: the rows of calls that ran go, in one statement, and those of failed
+	 * attempts go back to wait for their retries, in another.
+	 */
+	private void finish(List<DurableCall> ended) {
+		List<DurableCall> ran = new ArrayList<>(ended.size());
+		List<DurableCall> failed = new ArrayList<>();
+		for (DurableCall call : ended) {
+			((call.retry() != null) ? failed : ran).add(call);
+		}
+		if (!ran.isEmpty()) {
+			List<UUID> ids = ran.stream().map(DurableCall::id).toList();
+			this.writes.write(new RowWrites.Write(ran.size() + " durable calls (" + ran.get(0) + "...)", "finished",
+					() -> this.calls.finish(ids), null));
+			this.counters.ran.add(ran.size());
+		}
+		if (!failed.isEmpty()) {
+			retryAll(failed);
+		}
 	}
 
 	/**
@@ -494,33 +507,58 @@ final class CallRunner {
 		Tries after = new Tries(attempt, call.before().failures() + 1, call.before().retries() + 1, since);
 		logger.warn(call.description() + " failed on attempt " + attempt + " (retry " + after.retries() + " of "
 				+ call.method().retry().maxRetries() + " follows at " + at + "): " + error);
-		this.writes.write(call, "set to retry", () -> waitForRetry(call, at, after, holder, error),
-				() -> waitForRetry(call, at, after, holder, "the database refused the error's text; it is in the log"
-						+ " of the instance that ran the call"));
+		// Written with the finishes of its batch, which then holds it.
+		call.retryWith(new CallRepository.Retry(call.id(), attempt, at, holder, after, error));
+		this.batches.ran(call);
 	}
 
 	/**
-	 * The statement that puts the row back to wait for its retry, then, for a retry due within the
-	 * horizon, the retry on this instance's wheel: known by its key only if its row holds the key
-	 * again, so that a cancel or a new call by that key never takes another call's place.
+	 * The batches' thread: the rows of failed attempts go back to wait for their retries, in one
+	 * round trip; then each retry due within the horizon goes on this instance's wheel.
 	 */
-	private void waitForRetry(DurableCall call, Instant due, Tries after, @Nullable UUID holder, String error) {
-		CallRepository.Retried retried = this.calls.retry(call.id(), this.instance, call.attempt(), due, holder, after,
+	private void retryAll(List<DurableCall> failed) {
+		List<CallRepository.Retry> retries = failed.stream().map(DurableCall::retry).toList();
+		this.writes.write(new RowWrites.Write(failed.size() + " durable calls (" + failed.get(0) + "...)", "set to retry",
+				() -> waited(failed, this.calls.retryAll(this.instance, retries)), () -> {
+					// The database refused an error's text: each one alone, the refused one without it.
+					for (DurableCall call : failed) {
+						CallRepository.Retry retry = call.retry();
+						this.writes.write(call, "set to retry", () -> waited(List.of(call), List.of(retryAlone(retry,
+								retry.error()))), () -> waited(List.of(call), List.of(retryAlone(retry, "the database"
+										+ " refused the error's text; it is in the log of the instance that ran the call"))));
+					}
+				}));
+	}
+
+	private CallRepository.Retried retryAlone(CallRepository.Retry retry, String error) {
+		return this.calls.retry(retry.id(), this.instance, retry.attempt(), retry.due(), retry.holder(), retry.after(),
 				error);
-		if (retried == CallRepository.Retried.LOST) {
-			// Taken over while it ran (a pause longer than the lease): no longer this attempt's to retry.
-			return;
-		}
-		String key = (retried == CallRepository.Retried.WITH_KEY) ? call.namedKey() : null;
-		DurableCall next = new DurableCall(call.durableMethod(), call.id(), key, call.arguments(), due, after,
-				call.traceParent(), call.result(), this);
-		next.startedKey(call.namedKey());
-		DurableResult result = next.result();
-		if (holder != null) {
-			hold(next);
-		}
-		else if (result != null) {
-			this.held.awaitHolding(next.id(), result);
+	}
+
+	/**
+	 * Holds each retry whose row waits for it on this instance's wheel: known by its key only if
+	 * its row holds the key again, so that a cancel or a new call by that key never takes another
+	 * call's place. A retry left pending keeps its caller's future for the poll that claims it here.
+	 */
+	private void waited(List<DurableCall> failed, List<CallRepository.Retried> retried) {
+		for (int i = 0; i < failed.size(); i++) {
+			DurableCall call = failed.get(i);
+			CallRepository.Retry retry = call.retry();
+			if (retried.get(i) == CallRepository.Retried.LOST) {
+				// Taken over while it ran (a pause longer than the lease): no longer this attempt's to retry.
+				continue;
+			}
+			String key = (retried.get(i) == CallRepository.Retried.WITH_KEY) ? call.namedKey() : null;
+			DurableCall next = new DurableCall(call.durableMethod(), call.id(), key, call.arguments(), retry.due(),
+					retry.after(), call.traceParent(), call.result(), this);
+			next.startedKey(call.namedKey());
+			DurableResult result = next.result();
+			if (retry.holder() != null) {
+				hold(next);
+			}
+			else if (result != null) {
+				this.held.awaitHolding(next.id(), result);
+			}
 		}
 	}
 

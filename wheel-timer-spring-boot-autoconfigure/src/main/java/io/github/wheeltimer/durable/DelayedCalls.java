@@ -218,8 +218,9 @@ public final class DelayedCalls {
 
 	/**
 	 * Returns which attempt the durable call running on the current thread is: {@code 1} the
-	 * first time, more when it runs again because the instance running it died (durable calls run
-	 * at least once). Call it inside the durable method.
+	 * first time, more for each run before it, on any instance: a {@code @Retryable} retry, a run
+	 * again because the instance running it died (durable calls run at least once), a run before
+	 * an operator re-queued it. Call it inside the durable method.
 	 * @return the attempt, or {@code 0} when the current thread is not running a durable call
 	 */
 	public static int currentAttempt() {

@@ -83,6 +83,12 @@ final class DurableCall implements DelayedTask, Runnable {
 	 */
 	private @Nullable String startedKey;
 
+	/**
+	 * The retry its failed attempt waits for, written by the thread that ended the attempt before
+	 * the batches' queue publishes the call to the batches' thread, which writes it.
+	 */
+	private CallRepository.@Nullable Retry retry;
+
 	/** Executor thread only: the row was deleted inside the method's own transaction. */
 	private boolean finishedInTransaction;
 
@@ -196,6 +202,15 @@ final class DurableCall implements DelayedTask, Runnable {
 	/** @return whether this call was in the backlog, and now is not: true once at most */
 	boolean leaveBacklog() {
 		return IN_BACKLOG.compareAndSet(this, true, false);
+	}
+
+	void retryWith(CallRepository.Retry retry) {
+		this.retry = retry;
+	}
+
+	/** @return the retry its failed attempt waits for, or {@code null} if it ran */
+	CallRepository.@Nullable Retry retry() {
+		return this.retry;
 	}
 
 	void finishedInTransaction() {

@@ -155,6 +155,24 @@ public class DurableApp {
 			}
 		}
 
+		/** Holds the first attempt of {@link #failsSlowly(String, String)} until a test lets it fail. */
+		static volatile CountDownLatch firstFailureMayEnd = new CountDownLatch(0);
+
+		/**
+		 * Records each attempt as {@code tag#attempt}; the first attempt of the call tagged
+		 * {@code old} waits for the test, then fails.
+		 */
+		@DelayedExecution(delay = 200, durable = true, id = "orders.failsSlowly", key = "#orderId")
+		@Retryable(maxRetries = 2, delay = 300)
+		public void failsSlowly(String orderId, String tag) throws InterruptedException {
+			int attempt = DelayedCalls.currentAttempt();
+			record(tag + "#" + attempt, "failsSlowly", null);
+			if (tag.equals("old") && attempt == 1) {
+				firstFailureMayEnd.await(20, TimeUnit.SECONDS);
+				throw new IllegalStateException("slow failure of " + orderId);
+			}
+		}
+
 		@DelayedExecution(delay = 200, durable = true)
 		public void explode(String orderId) {
 			throw new IllegalStateException("boom for " + orderId);

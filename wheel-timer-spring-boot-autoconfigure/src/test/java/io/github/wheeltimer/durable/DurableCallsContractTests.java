@@ -1077,6 +1077,25 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(second)).extracting((run) -> run.get("call_id")).containsExactly("r-6#1", "r-6#2", "r-6#3");
 	}
 
+	@Test
+	void aRetryWhoseKeyANewCallTookWhileItsAttemptRanWaitsWithoutItAndRunsAsWellAsTheNewCall() throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		Orders.firstFailureMayEnd = new CountDownLatch(1);
+		try {
+			app.getBean(Orders.class).failsSlowly("k-1", "old");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs(app).size() == 1);
+			// The first attempt runs, its key moved aside: a new call may take it.
+			app.getBean(Orders.class).failsSlowly("k-1", "new");
+		}
+		finally {
+			Orders.firstFailureMayEnd.countDown();
+		}
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs(app).size() == 3 && calls(app) == 0);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id"))
+			.as("the retry (attempt 2) and the new call (its attempt 1), each once")
+			.containsExactlyInAnyOrder("old#1", "old#2", "new#1");
+	}
+
 	private static long retries(ConfigurableApplicationContext app) {
 		Long retries = jdbc(app).queryForObject("SELECT COALESCE(MAX(retries), -1) FROM WHEEL_TIMER_CALL", Long.class);
 		return (retries != null) ? retries : -1;

@@ -370,35 +370,52 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
+	public List<Retried> retryAll(UUID owner, List<Retry> retries) {
+		this.statements.sent("retryAll");
+		synchronized (this.db) {
+			return retries.stream()
+				.map((retry) -> retryLocked(retry.id(), owner, retry.attempt(), retry.due(), retry.holder(),
+						retry.after(), retry.error()))
+				.toList();
+		}
+	}
+
+	@Override
 	public Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
 			String error) {
 		this.statements.sent("retry");
 		synchronized (this.db) {
-			Row row = this.rows.get(id);
-			String waiting = (holder != null) ? CLAIMED : PENDING;
-			boolean running = row != null && owner.equals(row.owner) && row.in(RUNNING) && row.attempts == attempt;
-			boolean written = row != null && Objects.equals(holder, row.owner) && row.in(waiting)
-					&& row.attempts == attempt && row.retries == after.retries();
-			if (!running && !written) {
-				return Retried.LOST;
-			}
-			String key = (row.startedKey != null) ? row.startedKey : row.callKey;
-			boolean keyBack = key == null || find((other) -> other != row && other.methodId.equals(row.methodId)
-					&& key.equals(other.callKey)) == null;
-			if (keyBack) {
-				row.callKey = key;
-				row.startedKey = null;
-			}
-			row.due = due;
-			row.failures = after.failures();
-			row.retries = after.retries();
-			row.retryingSince = after.retryingSince();
-			row.finishedAt = this.db.now();
-			row.lastError = StoredText.of(error, ERROR_LENGTH);
-			row.owner = holder;
-			row.state = waiting;
-			return keyBack ? Retried.WITH_KEY : Retried.WITHOUT_KEY;
+			return retryLocked(id, owner, attempt, due, holder, after, error);
 		}
+	}
+
+	/** Lock held. */
+	private Retried retryLocked(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
+			String error) {
+		Row row = this.rows.get(id);
+		String waiting = (holder != null) ? CLAIMED : PENDING;
+		boolean running = row != null && owner.equals(row.owner) && row.in(RUNNING) && row.attempts == attempt;
+		boolean written = row != null && Objects.equals(holder, row.owner) && row.in(waiting)
+				&& row.attempts == attempt && row.retries == after.retries();
+		if (!running && !written) {
+			return Retried.LOST;
+		}
+		String key = (row.startedKey != null) ? row.startedKey : row.callKey;
+		boolean keyBack = key == null || find((other) -> other != row && other.methodId.equals(row.methodId)
+				&& key.equals(other.callKey)) == null;
+		if (keyBack) {
+			row.callKey = key;
+			row.startedKey = null;
+		}
+		row.due = due;
+		row.failures = after.failures();
+		row.retries = after.retries();
+		row.retryingSince = after.retryingSince();
+		row.finishedAt = this.db.now();
+		row.lastError = StoredText.of(error, ERROR_LENGTH);
+		row.owner = holder;
+		row.state = waiting;
+		return keyBack ? Retried.WITH_KEY : Retried.WITHOUT_KEY;
 	}
 
 	@Override

@@ -419,17 +419,61 @@ public final class JdbcCallRepository implements CallRepository {
 
 	private boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
 			String error, String keyBack) {
-		Object waiting = (holder != null) ? CLAIMED : PENDING;
-		Object holderId = (holder != null) ? this.dialect.id(holder) : null;
-		Instant since = after.retryingSince();
-		// The state last, for databases that read each assignment's left side as already set.
-		return update("UPDATE " + this.calls + " SET due_at = ?, failures = ?, retries = ?, retrying_since = ?,"
+		return update(retryStatement(keyBack),
+				retryArguments(owner, new Retry(id, attempt, due, holder, after, error))) == 1;
+	}
+
+	/**
+	 * A batch in a transaction of its own, so that it passes or fails whole: one whose key move a
+	 * new call's key refuses is written again one by one, each finding its row as it was.
+	 */
+	@Override
+	public List<Retried> retryAll(UUID owner, List<Retry> retries) {
+		if (retries.isEmpty()) {
+			return List.of();
+		}
+		List<Object[]> arguments = retries.stream().map((retry) -> retryArguments(owner, retry)).toList();
+		int[] counts;
+		try {
+			counts = inOwnTransaction((status) -> this.jdbc.batchUpdate(
+					retryStatement("call_key = COALESCE(started_key, call_key), started_key = NULL, "), arguments));
+		}
+		catch (DuplicateKeyException taken) {
+			counts = null;
+		}
+		List<Retried> retried = new ArrayList<>(retries.size());
+		for (int i = 0; i < retries.size(); i++) {
+			Retry retry = retries.get(i);
+			if (counts == null || i >= counts.length) {
+				retried.add(retry(retry.id(), owner, retry.attempt(), retry.due(), retry.holder(), retry.after(),
+						retry.error()));
+			}
+			else {
+				retried.add((counts[i] == 0) ? Retried.LOST : Retried.WITH_KEY);
+			}
+		}
+		return retried;
+	}
+
+	/**
+	 * The statement that puts a row back to wait for its retry, binding {@link #retryArguments}.
+	 * The state last, for databases that read each assignment's left side as already set.
+	 */
+	private String retryStatement(String keyBack) {
+		return "UPDATE " + this.calls + " SET due_at = ?, failures = ?, retries = ?, retrying_since = ?,"
 				+ " finished_at = " + this.dialect.now() + ", last_error = ?, " + keyBack + "owner_id = ?, state = ?"
 				+ " WHERE id = ? AND attempts = ? AND ((" + this.dialect.sameAs("owner_id") + " AND state = '" + RUNNING
-				+ "') OR (" + this.dialect.sameAs("owner_id") + " AND state = ? AND retries = ?))",
-				this.dialect.instant(due), after.failures(), after.retries(),
-				(since != null) ? this.dialect.instant(since) : null, StoredText.of(error, ERROR_LENGTH), holderId,
-				waiting, this.dialect.id(id), attempt, this.dialect.id(owner), holderId, waiting, after.retries()) == 1;
+				+ "') OR (" + this.dialect.sameAs("owner_id") + " AND state = ? AND retries = ?))";
+	}
+
+	private Object[] retryArguments(UUID owner, Retry retry) {
+		Object waiting = (retry.holder() != null) ? CLAIMED : PENDING;
+		Object holderId = (retry.holder() != null) ? this.dialect.id(retry.holder()) : null;
+		Instant since = retry.after().retryingSince();
+		return new Object[] { this.dialect.instant(retry.due()), retry.after().failures(), retry.after().retries(),
+				(since != null) ? this.dialect.instant(since) : null, StoredText.of(retry.error(), ERROR_LENGTH),
+				holderId, waiting, this.dialect.id(retry.id()), retry.attempt(), this.dialect.id(owner), holderId,
+				waiting, retry.after().retries() };
 	}
 
 	/**
