@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -235,28 +236,23 @@ public final class DelayedRetry {
 	private record Attributes(Method method, Retryable retryable, StringValueResolver values) {
 
 		long whole(String name, long value, String text) {
-			String resolved = resolved(name, text);
-			if (resolved == null) {
-				return value;
-			}
-			try {
-				return Long.parseLong(resolved);
-			}
-			catch (NumberFormatException ex) {
-				throw invalid(name, text, resolved, "is not a whole number", ex);
-			}
+			return parsed(name, value, text, Long::parseLong, "is not a whole number");
 		}
 
 		double decimal(String name, double value, String text) {
+			return parsed(name, value, text, Double::parseDouble, "is not a number");
+		}
+
+		private <T> T parsed(String name, T value, String text, Function<String, T> parser, String problem) {
 			String resolved = resolved(name, text);
 			if (resolved == null) {
 				return value;
 			}
 			try {
-				return Double.parseDouble(resolved);
+				return parser.apply(resolved);
 			}
 			catch (NumberFormatException ex) {
-				throw invalid(name, text, resolved, "is not a number", ex);
+				throw invalid(name, text, resolved, problem, ex);
 			}
 		}
 

@@ -1,9 +1,11 @@
 package io.github.wheeltimer.durable;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,16 +52,7 @@ class DurableCallsCrashTests {
 	@ValueSource(strings = { "PostgreSQL", "MariaDB" })
 	void afterASigkillANewInstanceRunsEveryCallExactlyOnceAndNoneEarly(String database) throws Exception {
 		String url = database.equals("PostgreSQL") ? Postgres.newDatabase() : MariaDb.newDatabase("mariadb");
-		Path output = Files.createTempFile("crashing-instance", ".log");
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		this.child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				CrashingInstance.class.getName(), url)
-			.redirectErrorStream(true)
-			.redirectOutput(output.toFile())
-			.start();
-		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
-				|| !this.child.isAlive());
-		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
+		startChild(url);
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// Killed once the near calls have run and the far ones are claimed by the child, on its wheel.
 		await().atMost(Duration.ofSeconds(20))
@@ -89,16 +82,7 @@ class DurableCallsCrashTests {
 	@Test
 	void aSigkillDuringABackoffLeavesEachRetryToRunOnceAtItsTimeWithTheRightAttempt() throws Exception {
 		String url = Postgres.newDatabase();
-		Path output = Files.createTempFile("crashing-instance", ".log");
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		this.child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				CrashingInstance.class.getName(), url, "retries")
-			.redirectErrorStream(true)
-			.redirectOutput(output.toFile())
-			.start();
-		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
-				|| !this.child.isAlive());
-		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
+		startChild(url, "retries");
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// Killed once every call's first attempt failed, and their retries wait on the child's wheel.
 		await().atMost(Duration.ofSeconds(20))
@@ -129,6 +113,19 @@ class DurableCallsCrashTests {
 		assertThat(counts.suspectedDuplicates()).as("no run was cut short: the kill came between attempts").isZero();
 	}
 
+	/** Starts {@link CrashingInstance} in a JVM of its own, and waits until it made its calls. */
+	private void startChild(String... arguments) throws IOException {
+		Path output = Files.createTempFile("crashing-instance", ".log");
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+				CrashingInstance.class.getName()));
+		command.addAll(List.of(arguments));
+		this.child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
+				|| !this.child.isAlive());
+		assertThat(this.child.isAlive()).as("the child JVM is running; its output:%n%s", read(output)).isTrue();
+	}
+
 	private static long count(JdbcTemplate jdbc, String sql) {
 		try {
 			Long count = jdbc.queryForObject(sql, Long.class);
@@ -139,7 +136,7 @@ class DurableCallsCrashTests {
 		}
 	}
 
-	private static String read(Path output) throws java.io.IOException {
+	private static String read(Path output) throws IOException {
 		return Files.readString(output);
 	}
 
