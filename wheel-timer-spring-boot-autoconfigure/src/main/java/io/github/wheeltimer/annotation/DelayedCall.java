@@ -78,11 +78,18 @@ final class DelayedCall implements DelayedTask, Runnable {
 	/** Where the run's end is counted on the timer; written by the worker before the executor hand-off. */
 	private HandOff handOff = HandOff.NONE;
 
-	/** The attempt that runs next, from 1: written by the thread that ends an attempt, before it schedules the retry. */
-	private int attempt = 1;
+	/**
+	 * The attempt that runs next, from 1: written by the thread that ends an attempt (an
+	 * executor's, or the one that completes the method's future), before it schedules the retry;
+	 * read there, and by the timer's worker listing its timeouts.
+	 */
+	private volatile int attempt = 1;
 
-	/** When the first attempt started (System.nanoTime()), for {@code @Retryable(timeout)}. */
-	private long firstStartNanos;
+	/**
+	 * When the first attempt started (System.nanoTime()), for {@code @Retryable(timeout)}: written
+	 * on the executor's thread, read where the attempt ends, which may be another thread.
+	 */
+	private volatile long firstStartNanos;
 
 	/**
 	 * Set once by whichever thread first learns that the call will not run (a cancel through the
