@@ -194,7 +194,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 				return;
 			}
 			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, this.attempt, null, null);
-			if (this.attempt == 1) {
+			if (this.method.retry() != null && this.attempt == 1) {
 				this.firstStartNanos = System.nanoTime();
 			}
 			try {
