@@ -14,7 +14,6 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -79,9 +78,10 @@ class DurableCallsCrashTests {
 		assertThat(this.successor.getBean(DurableCalls.class).counts().failed()).isZero();
 	}
 
-	@Test
-	void aSigkillDuringABackoffLeavesEachRetryToRunOnceAtItsTimeWithTheRightAttempt() throws Exception {
-		String url = Postgres.newDatabase();
+	@ParameterizedTest(name = "on {0}")
+	@ValueSource(strings = { "PostgreSQL", "MariaDB" })
+	void aSigkillDuringABackoffLeavesEachRetryToRunOnceAtItsTimeWithTheRightAttempt(String database) throws Exception {
+		String url = database.equals("PostgreSQL") ? Postgres.newDatabase() : MariaDb.newDatabase("mariadb");
 		startChild(url, "retries");
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// Killed once every call's first attempt failed, and their retries wait on the child's wheel.
