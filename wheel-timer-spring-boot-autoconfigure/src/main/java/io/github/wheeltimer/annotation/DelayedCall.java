@@ -85,6 +85,9 @@ final class DelayedCall implements DelayedTask, Runnable {
 	 */
 	private volatile int attempt = 1;
 
+	/** What the last failed attempt threw, for the end of its retries if the retry never runs. */
+	private volatile @Nullable Throwable lastFailure;
+
 	/**
 	 * When the first attempt started (System.nanoTime()), for {@code @Retryable(timeout)}: written
 	 * on the executor's thread, read where the attempt ends, which may be another thread.
@@ -122,7 +125,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 		if (this.result != null) {
 			this.result.cancelledByTimer();
 		}
-		endWithout(DelayedCallOutcome.UNPROCESSED);
+		endWithout(DelayedCallOutcome.UNPROCESSED, "its timer stopped before the retry");
 	}
 
 	/**
@@ -154,12 +157,26 @@ final class DelayedCall implements DelayedTask, Runnable {
 
 	/** The caller cancelled its future and so the timeout, on the caller's thread. */
 	void cancelledByCaller() {
-		endWithout(DelayedCallOutcome.CANCELLED);
+		endWithout(DelayedCallOutcome.CANCELLED, "its caller cancelled it");
 	}
 
 	/** Observes, on this thread, a call that will not run, unless another thread did already. */
 	private void endWithout(DelayedCallOutcome outcome) {
+		endWithout(outcome, null);
+	}
+
+	/**
+	 * As {@link #endWithout(DelayedCallOutcome)}; for a call whose retry waited, listeners also
+	 * hear, once, that its retries ended, as after their last failure.
+	 * @param retriesEnded why the retry will not run
+	 */
+	private void endWithout(DelayedCallOutcome outcome, @Nullable String retriesEnded) {
 		if (ENDED.compareAndSet(this, false, true)) {
+			DelayedRetry retry = this.method.retry();
+			Throwable failure = this.lastFailure;
+			if (retriesEnded != null && retry != null && failure != null) {
+				retry.ended(this.invocation, failure, retriesEnded);
+			}
 			this.context.ended(this.method, outcome, null);
 		}
 	}
@@ -293,10 +310,10 @@ final class DelayedCall implements DelayedTask, Runnable {
 		}
 		DelayedRetry.Next next = retry.next(ex, this.attempt,
 				Duration.ofNanos(System.nanoTime() - this.firstStartNanos));
-		retry.publish(this.invocation, ex, next.stop());
 		Duration delay = next.delay();
-		this.method.retryDecided(delay != null, this.attempt);
 		if (delay == null) {
+			retry.publish(this.invocation, ex, next.stop());
+			this.method.retryDecided(false, this.attempt);
 			if (this.attempt > 1) {
 				logger.debug("Delayed call to " + this.method.description() + " is not retried after attempt "
 						+ this.attempt + ": " + next.stop());
@@ -306,21 +323,29 @@ final class DelayedCall implements DelayedTask, Runnable {
 		}
 		if (this.result != null && this.result.isDone()) {
 			// Its caller cancelled it during the attempt.
-			endWithout(DelayedCallOutcome.CANCELLED);
+			this.lastFailure = ex;
+			retry.publish(this.invocation, ex, null);
+			endWithout(DelayedCallOutcome.CANCELLED, "its caller cancelled it");
 			return;
 		}
 		int failed = this.attempt;
 		this.attempt = failed + 1;
+		this.lastFailure = ex;
 		Timeout retryTimeout;
 		try {
 			retryTimeout = this.method.timer().newTimeout(this, delay.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (RuntimeException refused) {
 			// The timer stopped (or refused it): the call ends with its last failure.
-			logger.debug("Delayed call to " + this.method.description() + " cannot be retried: " + refused);
+			this.attempt = failed;
+			retry.publish(this.invocation, ex, "its timer refused the retry: " + refused.getMessage());
+			logger.warn("Delayed call to " + this.method.description() + " failed on attempt " + failed
+					+ " and cannot be retried, its timer refused the retry: " + refused.getMessage());
 			fail(ex);
 			return;
 		}
+		retry.publish(this.invocation, ex, null);
+		this.method.retryDecided(true, failed);
 		logger.warn("Delayed call to " + this.method.description() + " failed on attempt " + failed + " of "
 				+ (retry.maxRetries() + 1) + "; tried again in " + delay.toMillis() + " ms: " + ex);
 		if (this.result != null) {

@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
@@ -55,6 +57,8 @@ import org.springframework.util.backoff.BackOffExecution;
  * Immutable, resolved once at startup; shared by every call of its method, on any thread.
  */
 public final class DelayedRetry {
+
+	private static final Log logger = LogFactory.getLog(DelayedRetry.class);
 
 	private static final String SPRING_RETRY_INTERCEPTOR = RetryAnnotationBeanPostProcessor.class.getName() + "$";
 
@@ -176,7 +180,7 @@ public final class DelayedRetry {
 		for (long n = 0; n < failures; n++) {
 			delayMillis = backOff.nextBackOff();
 			if (delayMillis == BackOffExecution.STOP) {
-				return Next.stop("its " + this.spec.maxRetries() + " retries are spent");
+				return Next.stop("its retries are spent (maxRetries = " + this.spec.maxRetries() + ")");
 			}
 		}
 		Duration timeout = this.policy.getTimeout();
@@ -190,20 +194,40 @@ public final class DelayedRetry {
 
 	/**
 	 * Publishes a failed attempt as Spring's retry interceptor does, and, for the last one, the end
-	 * of the retries: a {@link RetryException} whose cause is the last failure.
+	 * of the retries: a {@link RetryException} whose cause is the last failure. A listener that
+	 * throws is logged and changes nothing: the call still ends, or is retried, as decided.
 	 * @param invocation the call, as listeners read it
 	 * @param failure what the attempt threw
 	 * @param stop why no attempt follows, or {@code null} if one does
 	 */
 	public void publish(MethodInvocation invocation, Throwable failure, @Nullable String stop) {
+		publish(new MethodRetryEvent(invocation, failure, false));
+		if (stop != null) {
+			ended(invocation, failure, stop);
+		}
+	}
+
+	/**
+	 * Publishes the end of the retries of a call whose last failure was published already: the
+	 * retry waiting for it will not run (its timer stopped, or its caller cancelled it).
+	 * @param invocation the call, as listeners read it
+	 * @param failure the last attempt's failure
+	 * @param stop why no attempt follows
+	 */
+	public void ended(MethodInvocation invocation, Throwable failure, String stop) {
+		publish(new MethodRetryEvent(invocation, new RetryException("Retry policy for delayed method "
+				+ DelayedMethod.describe(this.method) + " ended, " + stop, failure), true));
+	}
+
+	private void publish(MethodRetryEvent event) {
 		if (this.events == null) {
 			return;
 		}
-		this.events.publishEvent(new MethodRetryEvent(invocation, failure, false));
-		if (stop != null) {
-			this.events.publishEvent(new MethodRetryEvent(invocation,
-					new RetryException("Retry policy for delayed method " + DelayedMethod.describe(this.method)
-							+ " ended, " + stop, failure), true));
+		try {
+			this.events.publishEvent(event);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A listener of " + event + " failed; the retries of the call go on as decided", ex);
 		}
 	}
 

@@ -32,7 +32,7 @@ public final class WheelTimerMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedMethodMetrics delayedMethodMetrics(ObjectProvider<DelayedMethodRegistry> methods) {
+	DelayedMethodMetrics wheelTimerDelayedMethodMetrics(ObjectProvider<DelayedMethodRegistry> methods) {
 		return new DelayedMethodMetrics(methods);
 	}
 

@@ -30,7 +30,7 @@ class DelayedRetryAttributesTests {
 		DelayedRetry retry = retry("twoRetries");
 		assertThat(retry.next(new IllegalStateException(), 1, Duration.ZERO).delay()).isEqualTo(Duration.ofMillis(10));
 		assertThat(retry.next(new IllegalStateException(), 2, Duration.ZERO).retries()).isTrue();
-		assertThat(retry.next(new IllegalStateException(), 3, Duration.ZERO).stop()).contains("2 retries are spent");
+		assertThat(retry.next(new IllegalStateException(), 3, Duration.ZERO).stop()).contains("its retries are spent (maxRetries = 2)");
 	}
 
 	@Test

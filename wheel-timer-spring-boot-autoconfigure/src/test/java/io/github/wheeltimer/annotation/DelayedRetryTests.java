@@ -64,6 +64,8 @@ class DelayedRetryTests {
 			assertThat(shipped.cancel(false)).isTrue();
 			await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingTimeouts() == 0);
 			assertThat(warehouse.attempts()).hasSize(1);
+			assertThat(context.getBean(RetryEvents.class).events).extracting(MethodRetryEvent::isRetryAborted)
+				.as("its failure, then the end of its retries").containsExactly(false, true);
 		});
 	}
 
@@ -81,6 +83,8 @@ class DelayedRetryTests {
 					.isEqualTo("DelayedRetryTests.Warehouse.ship(String, int)"))
 				.satisfies((timeout) -> assertThat(((DelayedTask) timeout.task()).attempt()).isEqualTo(2));
 			assertThat(shipped).isCancelled();
+			assertThat(context.getBean(RetryEvents.class).events).extracting(MethodRetryEvent::isRetryAborted)
+				.as("its failure, then the end of its retries").containsExactly(false, true);
 		});
 	}
 
@@ -136,6 +140,16 @@ class DelayedRetryTests {
 	}
 
 	@Test
+	void aRetryListenerThatThrowsChangesNothingOfTheRetries() {
+		this.contextRunner.withUserConfiguration(ThrowingListenerConfiguration.class)
+			.withPropertyValues("test.retry-delay=20ms")
+			.run((context) -> {
+				Warehouse warehouse = context.getBean(Warehouse.class);
+				assertThat(warehouse.ship("order-7", 2).get(10, TimeUnit.SECONDS)).isEqualTo("shipped order-7 at attempt 2");
+			});
+	}
+
+	@Test
 	void aRetryableAttributeThatIsNotADurationFailsStartupNamingTheMethodAndTheValue() {
 		this.contextRunner.withPropertyValues("test.retry-delay=soon").run((context) -> {
 			assertThat(context).hasFailed();
@@ -164,6 +178,16 @@ class DelayedRetryTests {
 	@Configuration(proxyBeanMethods = false)
 	@EnableResilientMethods
 	static class ResilientConfiguration {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ThrowingListenerConfiguration {
+
+		@EventListener
+		void on(MethodRetryEvent event) {
+			throw new IllegalStateException("a listener that fails on " + event);
+		}
 
 	}
 
