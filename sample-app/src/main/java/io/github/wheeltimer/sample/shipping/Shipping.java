@@ -49,15 +49,15 @@ public class Shipping {
 	 */
 	public CompletableFuture<Integer> ship(String orderId, IntConsumer refused) {
 		Shipment shipment = new Shipment(orderId, refused);
-		shipment.startAttempt();
+		int first = shipment.startAttempt();
 		try {
 			this.warehouse.ship(orderId);
-			return CompletableFuture.completedFuture(1);
+			return CompletableFuture.completedFuture(first);
 		}
 		catch (WarehouseUnavailableException ex) {
 			refused(shipment);
-			if (this.maxAttempts == 1) {
-				return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, 1, ex));
+			if (first == this.maxAttempts) {
+				return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, first, ex));
 			}
 		}
 		CompletableFuture<Integer> sent;
@@ -65,8 +65,9 @@ public class Shipping {
 			sent = this.retries.sendAgain(shipment);
 		}
 		catch (TaskRejectedException ex) {
-			return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, 1, ex));
+			return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, first, ex));
 		}
+		// Completes once: with the attempt the warehouse took, or with the retries' last failure.
 		return sent.exceptionally((failure) -> {
 			throw shipmentFailed(shipment, failure);
 		});
