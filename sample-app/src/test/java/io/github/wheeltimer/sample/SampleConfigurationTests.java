@@ -1,14 +1,21 @@
 package io.github.wheeltimer.sample;
 
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.sample.orders.Order;
+import io.github.wheeltimer.sample.orders.OrderService;
+import io.github.wheeltimer.sample.orders.ShipmentStatus;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.context.ConfigurableApplicationContext;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * The sample's own settings fail startup when they make no sense, naming the property.
+ * The sample's own settings fail startup when they make no sense, naming the property; the
+ * extremes that do make sense start.
  */
 class SampleConfigurationTests {
 
@@ -19,8 +26,25 @@ class SampleConfigurationTests {
 	}
 
 	@Test
-	void noAttemptsAtAllFailsStartup() {
-		assertStartupFails("--sample.shipping.max-attempts=0", "sample.shipping.max-attempts must be at least 1, but was 0");
+	void aNegativeNumberOfRetriesFailsStartup() {
+		assertStartupFails("--sample.shipping.max-retries=-1", "sample.shipping.max-retries must be zero or more, but was -1");
+	}
+
+	@Test
+	void noRetriesAtAllIsASettingThatStartsAndSendsEachOrderOnce() {
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		try (ConfigurableApplicationContext context = application.run("--sample.shipping.max-retries=0",
+				"--sample.shipping.warehouse-failure-rate=1")) {
+			OrderService orders = context.getBean(OrderService.class);
+			Order order = orders.pay(orders.create("a vase").id());
+			assertThat(order.shipment()).isEqualTo(ShipmentStatus.FAILED);
+			assertThat(order.shipmentAttempts()).isOne();
+			assertThat(order.shipmentProblem())
+				.isEqualTo("The warehouse refused order " + order.id() + " 1 time; no attempt is left");
+			assertThat(context.getBean("retries", HashedWheelTimer.class).counters().scheduled()).as("no retry")
+				.isZero();
+		}
 	}
 
 	@Test
@@ -33,7 +57,7 @@ class SampleConfigurationTests {
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
 		assertThatException().isThrownBy(() -> application.run(argument).close())
-			.satisfies((ex) -> org.assertj.core.api.Assertions.assertThat(rootCause(ex)).hasMessage(message));
+			.satisfies((ex) -> assertThat(rootCause(ex)).hasMessage(message));
 	}
 
 	private static Throwable rootCause(Throwable ex) {

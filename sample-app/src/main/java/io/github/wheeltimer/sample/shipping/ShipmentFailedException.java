@@ -16,14 +16,18 @@ public class ShipmentFailedException extends RuntimeException {
 	}
 
 	static ShipmentFailedException refusedEveryTime(String orderId, int attempts, Throwable lastRefusal) {
-		return new ShipmentFailedException(
-				"The warehouse refused order " + orderId + " " + attempts + " times; no attempt is left", attempts,
-				lastRefusal);
+		return new ShipmentFailedException("The warehouse refused order " + orderId + " " + times(attempts)
+				+ "; no attempt is left", attempts, lastRefusal);
 	}
 
 	static ShipmentFailedException notRetried(String orderId, int attempts, Throwable why) {
-		return new ShipmentFailedException("Order " + orderId + " was refused " + attempts + " time"
-				+ ((attempts == 1) ? "" : "s") + " and cannot be retried: the timer has stopped", attempts, why);
+		return new ShipmentFailedException(
+				"Order " + orderId + " was refused " + times(attempts) + " and cannot be retried: the timer has stopped",
+				attempts, why);
+	}
+
+	private static String times(int attempts) {
+		return attempts + ((attempts == 1) ? " time" : " times");
 	}
 
 	/**

@@ -8,14 +8,18 @@ import java.util.function.IntConsumer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.context.event.EventListener;
 import org.springframework.core.task.TaskRejectedException;
+import org.springframework.resilience.retry.MethodRetryEvent;
 import org.springframework.stereotype.Service;
 
 /**
- * Sends paid orders to the warehouse, retrying with a delay when it refuses them.
+ * Sends paid orders to the warehouse, and again later while it refuses them.
  * <p>
- * No thread waits between two attempts: each retry is a delayed call on the timing wheel, and the
- * next one is chained on its future.
+ * The first attempt is made at once, so that the payment's answer can say whether the warehouse
+ * took the order. The retries are {@link WarehouseRetries#sendAgain(Shipment)}: one delayed call,
+ * which the timer runs again after each refusal, as its {@code @Retryable} says. No thread waits
+ * between two attempts.
  */
 @Service
 public class Shipping {
@@ -31,12 +35,12 @@ public class Shipping {
 	Shipping(Warehouse warehouse, WarehouseRetries retries, ShippingProperties properties) {
 		this.warehouse = warehouse;
 		this.retries = retries;
-		this.maxAttempts = properties.maxAttempts();
+		this.maxAttempts = properties.maxRetries() + 1;
 	}
 
 	/**
 	 * Sends an order to the warehouse now, and again later while it refuses it, up to
-	 * {@code sample.shipping.max-attempts} times in all.
+	 * {@code sample.shipping.max-retries} more times.
 	 * @param orderId the order's id
 	 * @param refused told the number of attempts refused so far, after each refusal
 	 * @return a future that completes with the number of attempts it took, or exceptionally with a
@@ -44,42 +48,69 @@ public class Shipping {
 	 * the next one
 	 */
 	public CompletableFuture<Integer> ship(String orderId, IntConsumer refused) {
+		Shipment shipment = new Shipment(orderId, refused);
+		int first = shipment.startAttempt();
 		try {
 			this.warehouse.ship(orderId);
-			return CompletableFuture.completedFuture(1);
+			return CompletableFuture.completedFuture(first);
 		}
 		catch (WarehouseUnavailableException ex) {
-			return retry(orderId, 1, ex, refused);
+			refused(shipment);
+			if (first == this.maxAttempts) {
+				return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, first, ex));
+			}
+		}
+		CompletableFuture<Integer> sent;
+		try {
+			sent = this.retries.sendAgain(shipment);
+		}
+		catch (TaskRejectedException ex) {
+			return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, first, ex));
+		}
+		// Completes once: with the attempt the warehouse took, or with the retries' last failure.
+		return sent.exceptionally((failure) -> {
+			throw shipmentFailed(shipment, failure);
+		});
+	}
+
+	/**
+	 * The warehouse refused a retry: told by the event that Spring's {@code @Retryable} publishes
+	 * for each failed attempt, here by the timer that runs {@link WarehouseRetries}. It comes for
+	 * the last attempt too, before the one that says the retries have ended.
+	 * @param event a failed attempt of any {@code @Retryable} method of the application
+	 */
+	@EventListener
+	void retryFailed(MethodRetryEvent event) {
+		Object[] arguments = event.getSource().getArguments();
+		if (!event.isRetryAborted() && event.getFailure() instanceof WarehouseUnavailableException
+				&& arguments.length == 1 && arguments[0] instanceof Shipment shipment) {
+			refused(shipment);
 		}
 	}
 
-	private CompletableFuture<Integer> retry(String orderId, int attemptsRefused, WarehouseUnavailableException refusal,
-			IntConsumer refused) {
-		refused.accept(attemptsRefused);
-		if (attemptsRefused == this.maxAttempts) {
-			return CompletableFuture.failedFuture(ShipmentFailedException.refusedEveryTime(orderId, attemptsRefused, refusal));
+	private void refused(Shipment shipment) {
+		shipment.refused();
+		int attempts = shipment.attempts();
+		if (attempts < this.maxAttempts) {
+			logger.info("The warehouse refused order " + shipment.orderId() + " (attempt " + attempts
+					+ "); sending it again later");
 		}
-		CompletableFuture<Void> sent;
-		logger.info("The warehouse refused order " + orderId + " (attempt " + attemptsRefused + "); sending it again later");
-		try {
-			sent = this.retries.shipAgain(orderId);
+	}
+
+	private ShipmentFailedException shipmentFailed(Shipment shipment, Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+		String orderId = shipment.orderId();
+		int attempts = shipment.attempts();
+		if (cause instanceof WarehouseUnavailableException) {
+			// Fewer attempts than allowed: the timer did not take the next one (it was stopping).
+			return (attempts == this.maxAttempts) ? ShipmentFailedException.refusedEveryTime(orderId, attempts, cause)
+					: ShipmentFailedException.notRetried(orderId, attempts, cause);
 		}
-		catch (TaskRejectedException ex) {
-			return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, attemptsRefused, ex));
+		if (cause instanceof CancellationException) {
+			// The retry was still waiting when the timer stopped, which cancelled its future.
+			return ShipmentFailedException.notRetried(orderId, attempts, cause);
 		}
-		int attempt = attemptsRefused + 1;
-		return sent.thenApply((done) -> attempt).exceptionallyCompose((failure) -> {
-			Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-			if (cause instanceof WarehouseUnavailableException refusedAgain) {
-				return retry(orderId, attempt, refusedAgain, refused);
-			}
-			if (cause instanceof CancellationException) {
-				// The retry was still waiting when the timer stopped, which cancelled its future.
-				return CompletableFuture.failedFuture(ShipmentFailedException.notRetried(orderId, attemptsRefused, cause));
-			}
-			return CompletableFuture.failedFuture(
-					new ShipmentFailedException("Sending order " + orderId + " failed: " + cause, attempt, cause));
-		});
+		return new ShipmentFailedException("Sending order " + orderId + " failed: " + cause, attempts, cause);
 	}
 
 }
