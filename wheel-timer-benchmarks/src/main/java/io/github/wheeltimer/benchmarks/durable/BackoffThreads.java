@@ -6,12 +6,12 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * Row R1's threads blocked: every {@link #PERIOD_MILLIS} ms, the threads of this JVM whose stack is
+ * Row F1's threads blocked: every {@link #PERIOD_MILLIS} ms, the threads of this JVM whose stack is
  * sleeping ({@code Thread.sleep}) inside retry or backoff code, Spring's
  * ({@code org.springframework.core.retry}, {@code org.springframework.resilience}) or the
  * system's own; the most seen at once is the figure. A system that waits out a backoff on a
  * thread shows one such thread per call waiting; one that turns the backoff into a due time shows
- * none. Only what the system's threads do while R1 runs is sampled: the systems of a pass run one
+ * none. Only what the system's threads do while F1 runs is sampled: the systems of a pass run one
  * after the other, each closed before the next starts.
  * <p>
  * Sampling is a look every 50 ms, not a trace: a sleep shorter than that can slip between two

@@ -49,7 +49,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * LOCKED}): its generic lock-and-fetch, that query and a batch of updates that mark the rows
  * picked, in one transaction.
  * <p>
- * R1's calls are a second one-time task, {@value #RETRIED_TASK}, whose failures its
+ * F1's calls are a second one-time task, {@value #RETRIED_TASK}, whose failures its
  * {@code FailureHandler} retries as its README shows: {@code MaxRetriesFailureHandler} around
  * {@code OnFailureRetryLater}, a fixed delay from the end of the failed run, written to the
  * execution's row (its {@code consecutive_failures} and next {@code execution_time}).
@@ -82,7 +82,7 @@ final class DbSchedulerSystem implements DurableSystem {
 				instance.getData().dueAtEpochMicros()));
 
 	/**
-	 * R1: fails on its first two runs per instance id, by the harness's count (db-scheduler tells a
+	 * F1: fails on its first two runs per instance id, by the harness's count (db-scheduler tells a
 	 * handler the failures before it, not its attempt), and succeeds on its third.
 	 */
 	private final OneTimeTask<CallData> retried = Tasks.oneTime(RETRIED_TASK, CallData.class)

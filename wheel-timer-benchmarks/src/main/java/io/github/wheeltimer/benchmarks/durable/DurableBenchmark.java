@@ -35,8 +35,8 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * wheel-timer-benchmarks/run-durable --quick             # smaller counts, shorter waits (about 2 minutes)
  * wheel-timer-benchmarks/run-durable --systems ours      # some systems only: ours, defaults, tuned
  * wheel-timer-benchmarks/run-durable --database mariadb  # on MariaDB 10.11 (default: postgresql)
- * wheel-timer-benchmarks/run-durable --rows R1           # some rows only (the steps that measure them)
- * wheel-timer-benchmarks/run-durable --rows R1 --retried-calls 300   # R1 with 300 calls
+ * wheel-timer-benchmarks/run-durable --rows F1           # some rows only (the steps that measure them)
+ * wheel-timer-benchmarks/run-durable --rows F1 --retried-calls 300   # F1 with 300 calls
  * </pre>
  *
  * On PostgreSQL ({@link Postgres}) the systems use its driver; on MariaDB ({@link MariaDb}),
@@ -58,7 +58,7 @@ import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
  * in a transaction of its own;</li>
  * <li>D4, statements per call: everything the instance and its callers sent while the lateness
  * calls were scheduled, waited and ran, over their number; and the same for the burst;</li>
- * <li>R1, retries: {@code N} calls (10,000; 2,000 with {@code --quick}; {@code --retried-calls})
+ * <li>F1, retries: {@code N} calls (10,000; 2,000 with {@code --quick}; {@code --retried-calls})
  * that fail on their first two runs and succeed on their third, each retried by the system itself
  * after the same fixed backoff of 1 s ({@link RetriedCalls}): ours, a durable method with Spring's
  * {@code @Retryable(maxRetries = 3, delay = 1000)}; db-scheduler, a one-time task with
@@ -103,7 +103,7 @@ public final class DurableBenchmark {
 	/** The rows, in the table's order, and the steps that measure each. */
 	private static final Map<String, Set<Step>> ROWS = rows();
 
-	/** After R1's last success, the wait before its counts are read: ours deletes rows in a batch within a tick. */
+	/** After F1's last success, the wait before its counts are read: ours deletes rows in a batch within a tick. */
 	private static final Duration FINISHED = Duration.ofSeconds(1);
 
 	private final Size size;
@@ -111,7 +111,7 @@ public final class DurableBenchmark {
 	/** The steps this pass runs, for the rows it was asked for. */
 	private final Set<Step> steps;
 
-	/** R1's calls. */
+	/** F1's calls. */
 	private final int retriedCalls;
 
 	private final Database server;
@@ -122,7 +122,7 @@ public final class DurableBenchmark {
 	/** The database of the system being measured. */
 	private String database;
 
-	/** Its URL, for R1's look at what the system left in it. */
+	/** Its URL, for F1's look at what the system left in it. */
 	private String url;
 
 	private long nextCall = 1;
@@ -182,7 +182,7 @@ public final class DurableBenchmark {
 			}
 		}
 		String report = header(size, rows, version, settings) + table(results, size, rows, retriedCalls)
-				+ footer(size, databaseId, results, rows.contains("R1"));
+				+ footer(size, databaseId, results, rows.contains("F1"));
 		System.out.println(report);
 		// PostgreSQL's keeps its name, which earlier runs and BENCHMARKS.md refer to.
 		String suffix = databaseId.equals(Database.POSTGRESQL) ? "" : "-" + databaseId;
@@ -200,7 +200,7 @@ public final class DurableBenchmark {
 		return (systems != null) ? List.of(systems.split(",")) : ALL_SYSTEMS;
 	}
 
-	/** The rows of {@code --rows}, such as {@code R1} or {@code D2,D3}, in the table's order; all without it. */
+	/** The rows of {@code --rows}, such as {@code F1} or {@code D2,D3}, in the table's order; all without it. */
 	private static Set<String> rowsArgument(String[] args) {
 		String rows = argument(args, "--rows");
 		if (rows == null) {
@@ -241,7 +241,7 @@ public final class DurableBenchmark {
 		rows.put("D4s", EnumSet.of(Step.SCHEDULE));
 		rows.put("D5", EnumSet.of(Step.IDLE));
 		rows.put("D6", EnumSet.of(Step.BURST, Step.LATENESS));
-		rows.put("R1", EnumSet.of(Step.RETRIES));
+		rows.put("F1", EnumSet.of(Step.RETRIES));
 		return rows;
 	}
 
@@ -425,7 +425,7 @@ public final class DurableBenchmark {
 	}
 
 	/**
-	 * R1: calls that fail twice, then succeed, each retried by the system itself after the same
+	 * F1: calls that fail twice, then succeed, each retried by the system itself after the same
 	 * fixed backoff: what they cost from the first write to the last success, how many threads sat
 	 * out a backoff meanwhile, and whether each call ran exactly three times and left no row.
 	 */
@@ -501,7 +501,7 @@ public final class DurableBenchmark {
 	}
 
 	/**
-	 * What is left of R1's rows in the system's database, read on a connection of its own that no
+	 * What is left of F1's rows in the system's database, read on a connection of its own that no
 	 * count sees.
 	 * @return such as {@code 3 FAILED, 4 runs}, or {@code null} if none is left
 	 */
@@ -593,7 +593,7 @@ public final class DurableBenchmark {
 				results, (r) -> String.format(Locale.ROOT, "%.2f", r.idlePerSecond));
 		row(table, shown, "D6", "database CPU per 1,000 calls: paced (D2) / backlog drain (D3)", results,
 				(r) -> r.pacedCpu.text() + " / " + r.drainCpu.text());
-		row(table, shown, "R1",
+		row(table, shown, "F1",
 				String.format(Locale.ROOT, "retries, %,d calls that fail twice, then succeed, after a fixed %d ms "
 						+ "backoff", retriedCalls, RetriedCalls.BACKOFF_MILLIS),
 				results, (r) -> r.retriedText);
@@ -684,7 +684,7 @@ public final class DurableBenchmark {
 
 		final int schedule;
 
-		/** R1's calls, unless {@code --retried-calls} says otherwise. */
+		/** F1's calls, unless {@code --retried-calls} says otherwise. */
 		final int retried;
 
 		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule,
@@ -715,7 +715,7 @@ public final class DurableBenchmark {
 		/** D1, D1t, D4s. */
 		SCHEDULE,
 
-		/** R1. */
+		/** F1. */
 		RETRIES
 
 	}
@@ -782,7 +782,7 @@ public final class DurableBenchmark {
 
 		ServerCpu.Used drainCpu;
 
-		/** R1: its cell, and what it is made of. */
+		/** F1: its cell, and what it is made of. */
 		String retriedText;
 
 		double retriedStatements = Double.NaN;

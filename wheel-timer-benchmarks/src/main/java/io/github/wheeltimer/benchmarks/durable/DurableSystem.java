@@ -33,7 +33,7 @@ interface DurableSystem extends AutoCloseable {
 	void schedule(long callNumber, Delay delay, long dueAtEpochMicros);
 
 	/**
-	 * R1: schedules one call that fails on its first two runs and succeeds on its third
+	 * F1: schedules one call that fails on its first two runs and succeeds on its third
 	 * ({@link RetriedCalls#run}), retried by the system itself after
 	 * {@link RetriedCalls#BACKOFF_MILLIS}, first due {@link RetriedCalls#FIRST_DELAY_MILLIS} from
 	 * now, from the caller's thread.
@@ -42,12 +42,12 @@ interface DurableSystem extends AutoCloseable {
 	void scheduleRetried(long callNumber, long dueAtEpochMicros);
 
 	/**
-	 * R1: a query of the system's database that tells what is left of the retried calls' rows,
+	 * F1: a query of the system's database that tells what is left of the retried calls' rows,
 	 * one row per kind: a text that names the kind (its state, its runs), and how many rows.
 	 */
 	String retriedRowsQuery();
 
-	/** R1: whether a stack frame is of the system's own retry or backoff code. */
+	/** F1: whether a stack frame is of the system's own retry or backoff code. */
 	boolean isRetryFrame(StackTraceElement frame);
 
 	/** Transactions on the same DataSource the system writes its calls to. */

@@ -31,7 +31,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * post-processor wraps the application's DataSource in a {@link CountingDataSource}: every
  * statement of ours, and of the transaction manager the benchmark's transactions use, is counted.
  * <p>
- * R1's calls go to {@link Targets#failsTwice}, a durable method with Spring's own
+ * F1's calls go to {@link Targets#failsTwice}, a durable method with Spring's own
  * {@code @Retryable}, which the wheel honours as it is, with no {@code @EnableResilientMethods}.
  */
 public final class OursSystem implements DurableSystem {
@@ -209,7 +209,7 @@ public final class OursSystem implements DurableSystem {
 		}
 
 		/**
-		 * R1: fails on its first two runs, by the attempt the wheel tells it (an application would
+		 * F1: fails on its first two runs, by the attempt the wheel tells it (an application would
 		 * decide so too), and succeeds on its third; the wheel retries it after a fixed backoff, as
 		 * db-scheduler's failure handler does its task.
 		 */

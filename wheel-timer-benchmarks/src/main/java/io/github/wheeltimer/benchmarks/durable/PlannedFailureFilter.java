@@ -9,7 +9,7 @@ import ch.qos.logback.core.spi.FilterReply;
 import org.slf4j.Marker;
 
 /**
- * Leaves out of the log the lines about row R1's planned failures ({@link RetriedCalls.PlannedFailure}):
+ * Leaves out of the log the lines about row F1's planned failures ({@link RetriedCalls.PlannedFailure}):
  * each system logs every failed run, ours a warning, db-scheduler a warning with the stack trace,
  * 20,000 of each in a full pass, which would bury the harness's own lines and spend on writing them
  * the cores the database is measured on. Both still build their messages; only the writing is

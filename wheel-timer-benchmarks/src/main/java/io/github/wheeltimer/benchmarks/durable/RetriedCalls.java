@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Row R1's calls: each fails on its first {@link #FAILURES} runs and succeeds on the next, retried
+ * Row F1's calls: each fails on its first {@link #FAILURES} runs and succeeds on the next, retried
  * by the system's own means (ours: Spring's {@code @Retryable} on the durable method; db-scheduler:
  * a {@code FailureHandler}) after the same fixed {@link #BACKOFF_MILLIS backoff}. Every run of a
  * call reports here, so that the harness knows how often each call ran, whatever the system
@@ -81,7 +81,7 @@ final class RetriedCalls {
 		private static final long serialVersionUID = 1L;
 
 		PlannedFailure(long callNumber, int run) {
-			super("run " + run + " of call " + callNumber + " fails, as row R1 wants", null, false, false);
+			super("run " + run + " of call " + callNumber + " fails, as row F1 wants", null, false, false);
 		}
 
 	}

@@ -8,7 +8,7 @@
  * wheel-timer-benchmarks/run-durable           # builds, then the full pass
  * wheel-timer-benchmarks/run-durable --quick   # a smaller pass
  * wheel-timer-benchmarks/run-durable --quick --database mariadb   # the same on MariaDB 10.11
- * wheel-timer-benchmarks/run-durable --rows R1   # retried calls (R1) alone: fail twice, then succeed
+ * wheel-timer-benchmarks/run-durable --rows F1   # retried calls (F1) alone: fail twice, then succeed
  * </pre>
  * {@link io.github.wheeltimer.benchmarks.durable.DurableBenchmark} says what each row measures.
  * <p>
