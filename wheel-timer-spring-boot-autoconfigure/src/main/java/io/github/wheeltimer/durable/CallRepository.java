@@ -133,14 +133,12 @@ public interface CallRepository {
 	 * again for its next due time, its failure and retry counted, the error kept, and its key back
 	 * (unless a new call took the key while it ran: then it waits without it, as a call that
 	 * started before the new one was made).
-	 * @param holder the instance that holds the retry on its wheel (claimed), or {@code null} to
-	 * leave it pending for any instance
-	 * @param after the row's history from now on: this attempt's start and failure counted, the
-	 * retry counted, and when the round's first attempt started
+	 * @param owner the instance whose attempt it was
+	 * @param retry the retry
 	 * @return whether it was (or the row is as this leaves it: the statement passed before, its
 	 * answer lost), and whether the row holds its key again
 	 */
-	Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after, String error);
+	Retried retry(UUID owner, Retry retry);
 
 	/**
 	 * Ends failed attempts that {@code @Retryable} tries again, as {@link #retry} does, in one
@@ -159,11 +157,19 @@ public interface CallRepository {
 	 * @param id the call's id
 	 * @param attempt the attempt that failed
 	 * @param due when the retry is due
-	 * @param holder the instance that holds it, or {@code null} for pending
-	 * @param after the row's history from now on
+	 * @param holder the instance that holds the retry on its wheel (claimed), or {@code null} to
+	 * leave it pending for any instance
+	 * @param after the row's history from now on: this attempt's start and failure counted, the
+	 * retry counted, and when the round's first attempt started
 	 * @param error why the attempt failed
 	 */
 	record Retry(UUID id, int attempt, Instant due, @Nullable UUID holder, Tries after, String error) {
+
+		/** @return the same retry with another error, such as one the database accepts */
+		Retry withError(String error) {
+			return new Retry(this.id, this.attempt, this.due, this.holder, this.after, error);
+		}
+
 	}
 
 	/** What {@link #retry} did. */

@@ -55,6 +55,10 @@ final class CallRunner {
 
 	private static final String STOPPED = "it fell due as this instance stopped";
 
+	/** What a row keeps instead of an error whose text the database refused. */
+	private static final String ERROR_REFUSED = "the database refused the error's text; it is in the log of the"
+			+ " instance that ran the call";
+
 	/** The durable call running on this thread: what {@link DelayedCalls#currentAttempt()} reads. */
 	private static final ThreadLocal<DurableCall> current = new ThreadLocal<>();
 
@@ -432,12 +436,14 @@ final class CallRunner {
 			Tries before = call.before();
 			Instant since = (before.retryingSince() != null) ? before.retryingSince() : started;
 			Instant now = this.clock.now();
-			DelayedRetry.Next next = retry.next(failure, before.retries() + 1L, Duration.between(since, now));
+			// This attempt's failure and retry counted, as the row will keep them if it is retried.
+			Tries after = new Tries(call.attempt(), before.failures() + 1, before.retries() + 1, since);
+			DelayedRetry.Next next = retry.next(failure, after.retries(), Duration.between(since, now));
 			retry.publish(new RetriedInvocation(call.method().method(), values), failure, next.stop());
 			Duration delay = next.delay();
-			call.method().retryDecided(delay != null, before.retries() + 1L);
+			call.method().retryDecided(delay != null, after.retries());
 			if (delay != null) {
-				retryLater(call, error, now.plus(delay), since);
+				retryLater(call, error, now, now.plus(delay), after);
 				return;
 			}
 			if (before.retries() > 0) {
@@ -483,8 +489,7 @@ final class CallRunner {
 				String because = (failure != null) ? failure.getClass().getName() : "unknown";
 				this.writes.write(call, "marked failed",
 						() -> this.calls.fail(call.id(), this.instance, attempt, String.valueOf(error)),
-						() -> this.calls.fail(call.id(), this.instance, attempt, "the database refused the error's"
-								+ " text; it is in the log of the instance that ran the call (" + because + ")"));
+						() -> this.calls.fail(call.id(), this.instance, attempt, ERROR_REFUSED + " (" + because + ")"));
 				this.counters.failed.increment();
 			}
 		}
@@ -495,20 +500,18 @@ final class CallRunner {
 	 * row waits for the next attempt, written in the statement that would have failed it. A retry
 	 * due within the horizon waits on this instance's wheel (a new timeout, no thread), once that
 	 * statement passed; a later one waits in the database for whichever instance claims it.
-	 * @param since when the round's first attempt started
+	 * @param now when the attempt ended
+	 * @param after the row's history once it waits for the retry
 	 */
-	private void retryLater(DurableCall call, String error, Instant due, Instant since) {
+	private void retryLater(DurableCall call, String error, Instant now, Instant due, Tries after) {
 		call.ended(DelayedCallOutcome.FAILED);
 		this.counters.retried.increment();
 		Instant at = DurableClock.wholeMicros(due);
-		boolean near = !at.isAfter(this.clock.now().plus(this.horizon));
-		UUID holder = near ? this.instance : null;
-		int attempt = call.attempt();
-		Tries after = new Tries(attempt, call.before().failures() + 1, call.before().retries() + 1, since);
-		logger.warn(call.description() + " failed on attempt " + attempt + " (retry " + after.retries() + " of "
-				+ call.method().retry().maxRetries() + " follows at " + at + "): " + error);
+		UUID holder = at.isAfter(now.plus(this.horizon)) ? null : this.instance;
+		logger.warn(call.description() + " failed on attempt " + after.attempts() + " (retry " + after.retries()
+				+ " of " + call.method().retry().maxRetries() + " follows at " + at + "): " + error);
 		// Written with the finishes of its batch, which then holds it.
-		call.retryWith(new CallRepository.Retry(call.id(), attempt, at, holder, after, error));
+		call.retryWith(new CallRepository.Retry(call.id(), after.attempts(), at, holder, after, error));
 		this.batches.ran(call);
 	}
 
@@ -523,16 +526,12 @@ final class CallRunner {
 					// The database refused an error's text: each one alone, the refused one without it.
 					for (DurableCall call : failed) {
 						CallRepository.Retry retry = call.retry();
-						this.writes.write(call, "set to retry", () -> waited(List.of(call), List.of(retryAlone(retry,
-								retry.error()))), () -> waited(List.of(call), List.of(retryAlone(retry, "the database"
-										+ " refused the error's text; it is in the log of the instance that ran the call"))));
+						this.writes.write(call, "set to retry",
+								() -> waited(List.of(call), List.of(this.calls.retry(this.instance, retry))),
+								() -> waited(List.of(call), List.of(this.calls.retry(this.instance,
+										retry.withError(ERROR_REFUSED)))));
 					}
 				}));
-	}
-
-	private CallRepository.Retried retryAlone(CallRepository.Retry retry, String error) {
-		return this.calls.retry(retry.id(), this.instance, retry.attempt(), retry.due(), retry.holder(), retry.after(),
-				error);
 	}
 
 	/**

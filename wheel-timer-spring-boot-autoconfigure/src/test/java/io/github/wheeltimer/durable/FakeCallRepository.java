@@ -374,25 +374,25 @@ final class FakeCallRepository implements CallRepository {
 		this.statements.sent("retryAll");
 		synchronized (this.db) {
 			return retries.stream()
-				.map((retry) -> retryLocked(retry.id(), owner, retry.attempt(), retry.due(), retry.holder(),
-						retry.after(), retry.error()))
+				.map((retry) -> retryLocked(owner, retry))
 				.toList();
 		}
 	}
 
 	@Override
-	public Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
-			String error) {
+	public Retried retry(UUID owner, Retry retry) {
 		this.statements.sent("retry");
 		synchronized (this.db) {
-			return retryLocked(id, owner, attempt, due, holder, after, error);
+			return retryLocked(owner, retry);
 		}
 	}
 
 	/** Lock held. */
-	private Retried retryLocked(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
-			String error) {
-		Row row = this.rows.get(id);
+	private Retried retryLocked(UUID owner, Retry retry) {
+		UUID holder = retry.holder();
+		int attempt = retry.attempt();
+		Tries after = retry.after();
+		Row row = this.rows.get(retry.id());
 		String waiting = (holder != null) ? CLAIMED : PENDING;
 		boolean running = row != null && owner.equals(row.owner) && row.in(RUNNING) && row.attempts == attempt;
 		boolean written = row != null && Objects.equals(holder, row.owner) && row.in(waiting)
@@ -407,12 +407,12 @@ final class FakeCallRepository implements CallRepository {
 			row.callKey = key;
 			row.startedKey = null;
 		}
-		row.due = due;
+		row.due = retry.due();
 		row.failures = after.failures();
 		row.retries = after.retries();
 		row.retryingSince = after.retryingSince();
 		row.finishedAt = this.db.now();
-		row.lastError = StoredText.of(error, ERROR_LENGTH);
+		row.lastError = StoredText.of(retry.error(), ERROR_LENGTH);
 		row.owner = holder;
 		row.state = waiting;
 		return keyBack ? Retried.WITH_KEY : Retried.WITHOUT_KEY;

@@ -73,6 +73,9 @@ public final class JdbcCallRepository implements CallRepository {
 	/** The longest wait, in milliseconds, between two tries of a statement that lost a deadlock. */
 	private static final int LOCK_WAIT_CEILING_MILLIS = 64;
 
+	/** How a retry's row gets its key back: moved aside when its attempt started, or kept by a retry before. */
+	private static final String KEY_BACK = "call_key = COALESCE(started_key, call_key), started_key = NULL, ";
+
 	/** The most rows one take-over statement releases. */
 	private static final int RELEASE_CHUNK = 1000;
 
@@ -406,21 +409,14 @@ public final class JdbcCallRepository implements CallRepository {
 	 * row it wrote, says so, and the retry is held, not left claimed by no wheel.
 	 */
 	@Override
-	public Retried retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
-			String error) {
+	public Retried retry(UUID owner, Retry retry) {
 		try {
-			return retry(id, owner, attempt, due, holder, after, error,
-					"call_key = COALESCE(started_key, call_key), started_key = NULL, ") ? Retried.WITH_KEY : Retried.LOST;
+			return (update(retryStatement(KEY_BACK), retryArguments(owner, retry)) == 1) ? Retried.WITH_KEY
+					: Retried.LOST;
 		}
 		catch (DuplicateKeyException taken) {
-			return retry(id, owner, attempt, due, holder, after, error, "") ? Retried.WITHOUT_KEY : Retried.LOST;
+			return (update(retryStatement(""), retryArguments(owner, retry)) == 1) ? Retried.WITHOUT_KEY : Retried.LOST;
 		}
-	}
-
-	private boolean retry(UUID id, UUID owner, int attempt, Instant due, @Nullable UUID holder, Tries after,
-			String error, String keyBack) {
-		return update(retryStatement(keyBack),
-				retryArguments(owner, new Retry(id, attempt, due, holder, after, error))) == 1;
 	}
 
 	/**
@@ -435,8 +431,7 @@ public final class JdbcCallRepository implements CallRepository {
 		List<Object[]> arguments = retries.stream().map((retry) -> retryArguments(owner, retry)).toList();
 		int[] counts;
 		try {
-			counts = inOwnTransaction((status) -> this.jdbc.batchUpdate(
-					retryStatement("call_key = COALESCE(started_key, call_key), started_key = NULL, "), arguments));
+			counts = inOwnTransaction((status) -> this.jdbc.batchUpdate(retryStatement(KEY_BACK), arguments));
 		}
 		catch (DuplicateKeyException taken) {
 			counts = null;
@@ -445,8 +440,7 @@ public final class JdbcCallRepository implements CallRepository {
 		for (int i = 0; i < retries.size(); i++) {
 			Retry retry = retries.get(i);
 			if (counts == null || i >= counts.length) {
-				retried.add(retry(retry.id(), owner, retry.attempt(), retry.due(), retry.holder(), retry.after(),
-						retry.error()));
+				retried.add(retry(owner, retry));
 			}
 			else {
 				retried.add((counts[i] == 0) ? Retried.LOST : Retried.WITH_KEY);
