@@ -329,8 +329,11 @@ final class DelayedCall implements DelayedTask, Runnable {
 			return;
 		}
 		int failed = this.attempt;
-		this.attempt = failed + 1;
+		int nextAttempt = failed + 1;
 		this.lastFailure = ex;
+		// Before the retry is on the timer, which may run it, and publish its own events, at once.
+		retry.publish(this.invocation, ex, null);
+		this.attempt = nextAttempt;
 		Timeout retryTimeout;
 		try {
 			retryTimeout = this.method.timer().newTimeout(this, delay.toNanos(), TimeUnit.NANOSECONDS);
@@ -338,18 +341,17 @@ final class DelayedCall implements DelayedTask, Runnable {
 		catch (RuntimeException refused) {
 			// The timer stopped (or refused it): the call ends with its last failure.
 			this.attempt = failed;
-			retry.publish(this.invocation, ex, "its timer refused the retry: " + refused.getMessage());
+			retry.ended(this.invocation, ex, "its timer refused the retry: " + refused.getMessage());
 			logger.warn("Delayed call to " + this.method.description() + " failed on attempt " + failed
 					+ " and cannot be retried, its timer refused the retry: " + refused.getMessage());
 			fail(ex);
 			return;
 		}
-		retry.publish(this.invocation, ex, null);
 		this.method.retryDecided(true, failed);
 		logger.warn("Delayed call to " + this.method.description() + " failed on attempt " + failed + " of "
 				+ (retry.maxRetries() + 1) + "; tried again in " + delay.toMillis() + " ms: " + ex);
 		if (this.result != null) {
-			this.result.cancelsTimeout(retryTimeout);
+			this.result.cancelsRetry(retryTimeout, nextAttempt);
 			// A cancel that read the last attempt's timeout missed this one.
 			if (this.result.isCancelled() && retryTimeout.cancel()) {
 				endWithout(DelayedCallOutcome.CANCELLED);

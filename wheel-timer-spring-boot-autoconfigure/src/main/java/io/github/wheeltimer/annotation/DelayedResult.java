@@ -18,8 +18,24 @@ final class DelayedResult extends CompletableFuture<@Nullable Object> {
 	 */
 	private volatile @Nullable Timeout timeout;
 
+	/**
+	 * The attempt whose timeout {@link #timeout} is. A short retry may run, fail and schedule the
+	 * next before the thread that scheduled it records its timeout: a later attempt's is never
+	 * replaced by an earlier one's. Guarded by this future's lock, taken by retries only.
+	 */
+	private int attempt = 1;
+
+	/** The first attempt's timeout, recorded before the future is returned to anyone. */
 	void cancelsTimeout(Timeout timeout) {
 		this.timeout = timeout;
+	}
+
+	/** A retry's timeout, recorded unless a later attempt's is already. */
+	synchronized void cancelsRetry(Timeout timeout, int attempt) {
+		if (attempt > this.attempt) {
+			this.attempt = attempt;
+			this.timeout = timeout;
+		}
 	}
 
 	@Override
