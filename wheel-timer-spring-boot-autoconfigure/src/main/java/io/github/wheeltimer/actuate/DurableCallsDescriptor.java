@@ -26,13 +26,27 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param failed the newest failed calls
  * @param unknownMethods pending calls per method id that no live instance knows: they wait for an
  * instance that does (a method renamed or removed, or added by a deploy not yet running)
+ * @param unreadable pending calls written by a version of the application whose arguments no live
+ * instance can read, per method and argument shape: they wait for an instance that reads them
  * @param counts this instance's counts since it started
  * @param databaseError what is wrong with the database, or {@code null}
  */
 public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<String, Map<String, Long>> byMethod,
 		@Nullable Instant oldestOverdue, int heldHere, List<InstanceDescriptor> instances,
-		List<FailedCallDescriptor> failed, Map<String, Long> unknownMethods, CountsDescriptor counts,
-		@Nullable String databaseError) {
+		List<FailedCallDescriptor> failed, Map<String, Long> unknownMethods, List<UnreadableDescriptor> unreadable,
+		CountsDescriptor counts, @Nullable String databaseError) {
+
+	/**
+	 * Pending calls of one method that no live instance can read.
+	 *
+	 * @param methodId the method's durable id
+	 * @param shape the argument shape of the version that wrote them; empty for calls written before
+	 * the tables recorded shapes
+	 * @param count how many
+	 * @param oldestDue the earliest due time among them
+	 */
+	public record UnreadableDescriptor(String methodId, String shape, long count, @Nullable Instant oldestDue) {
+	}
 
 	/**
 	 * A durable call as its row holds it.
@@ -115,9 +129,12 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param alive whether that heartbeat is within the lease
 	 * @param calls how many calls it holds, claimed or running
 	 * @param methods the durable method ids it knows
+	 * @param shapes its argument shape of each of those methods, by method id: instances whose shapes
+	 * differ run different versions of the method's parameters, and each runs the calls its own
+	 * version wrote while it lives; {@code null} for an instance of an older starter
 	 */
 	public record InstanceDescriptor(UUID id, String name, @Nullable Instant heartbeat, boolean alive, long calls,
-			List<String> methods) {
+			List<String> methods, @Nullable Map<String, String> shapes) {
 	}
 
 	/**

@@ -8,8 +8,11 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * The health of durable delayed calls: {@code DOWN} while their database cannot be reached (calls
  * made meanwhile fail in their caller's thread, and calls due meanwhile run once it answers) or
- * lacks their tables, as the last poll, heartbeat or call found it; {@code UP} otherwise. Details: the calls this instance holds, and
- * the failure. It reads what the last poll and heartbeat saw: no statement of its own.
+ * lacks their tables, as the last poll, heartbeat or call found it; {@code UP} otherwise. Details:
+ * the calls this instance holds; the pending calls that wait for an instance that is not running
+ * (of a method no live instance knows, or written by a version whose arguments no live instance
+ * can read), as the last once-a-minute clean-up counted them; and the failure. It reads what the
+ * last poll and heartbeat saw: no statement of its own.
  */
 public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
 
@@ -33,7 +36,11 @@ public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.up();
 		}
-		builder.withDetail("instance", this.durable.instance().toString()).withDetail("heldHere", this.durable.held());
+		DurableCalls.Waiting waiting = this.durable.waiting();
+		builder.withDetail("instance", this.durable.instance().toString())
+			.withDetail("heldHere", this.durable.held())
+			.withDetail("waitingForUnknownMethods", waiting.unknownMethods())
+			.withDetail("waitingUnreadable", waiting.unreadable());
 	}
 
 }

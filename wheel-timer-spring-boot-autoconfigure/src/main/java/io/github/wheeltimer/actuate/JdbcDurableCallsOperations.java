@@ -15,6 +15,7 @@ import io.github.wheeltimer.actuate.DurableCallsDescriptor.CountsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.DeletedCallsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.FailedCallDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.InstanceDescriptor;
+import io.github.wheeltimer.actuate.DurableCallsDescriptor.UnreadableDescriptor;
 import io.github.wheeltimer.durable.CallCount;
 import io.github.wheeltimer.durable.CallPage;
 import io.github.wheeltimer.durable.CallRepository;
@@ -22,6 +23,7 @@ import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedRetry;
 import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.FailedCall;
+import io.github.wheeltimer.durable.MethodShapes;
 import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.DurableCalls;
@@ -59,7 +61,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 		if (this.durable.unreachable()) {
 			// Known already: no wait for the pool's connection timeout.
 			return new DurableCallsDescriptor(this.durable.now(), Map.of(), Map.of(), null, this.durable.held(),
-					List.of(), List.of(), Map.of(), counts, problem);
+					List.of(), List.of(), Map.of(), List.of(), counts, problem);
 		}
 		try {
 			DurableCalls.Report report = this.durable.report(FAILED_LISTED);
@@ -77,18 +79,23 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 			List<InstanceDescriptor> instances = report.instances()
 				.stream()
 				.map((instance) -> new InstanceDescriptor(instance.id(), instance.name(), instance.heartbeat(),
-						instance.alive(), instance.calls(), instance.methods()))
+						instance.alive(), instance.calls(), instance.methods(), shapes(instance.shapes())))
+				.toList();
+			List<UnreadableDescriptor> unreadable = report.unreadable()
+				.stream()
+				.map((waiting) -> new UnreadableDescriptor(waiting.methodId(), waiting.shape(), waiting.count(),
+						waiting.earliestDue()))
 				.toList();
 			Map<String, Map<String, Long>> byMethod = new LinkedHashMap<>();
 			report.byMethod()
 				.forEach((count) -> byMethod.computeIfAbsent(count.methodId(), (id) -> new LinkedHashMap<>())
 					.put(count.state().name(), count.count()));
 			return new DurableCallsDescriptor(this.durable.now(), calls, byMethod, oldestOverdue, this.durable.held(),
-					instances, failed(report.failed()), unknown, counts, problem);
+					instances, failed(report.failed()), unknown, unreadable, counts, problem);
 		}
 		catch (DataAccessException ex) {
 			return new DurableCallsDescriptor(this.durable.now(), Map.of(), Map.of(), null, this.durable.held(),
-					List.of(), List.of(), Map.of(), counts, "The database cannot be read: " + ex.getMessage());
+					List.of(), List.of(), Map.of(), List.of(), counts, "The database cannot be read: " + ex.getMessage());
 		}
 	}
 
@@ -178,6 +185,15 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 		catch (DataAccessException ex) {
 			throw new DurableCallsUnavailableException("The database cannot be read: " + ex.getMessage(), ex);
 		}
+	}
+
+	private static @Nullable Map<String, String> shapes(@Nullable Map<String, MethodShapes> shapes) {
+		if (shapes == null) {
+			return null;
+		}
+		Map<String, String> byMethod = new LinkedHashMap<>();
+		shapes.forEach((method, shape) -> byMethod.put(method, shape.shape()));
+		return byMethod;
 	}
 
 	private static List<FailedCallDescriptor> failed(List<FailedCall> calls) {

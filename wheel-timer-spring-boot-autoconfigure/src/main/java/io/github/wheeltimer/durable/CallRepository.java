@@ -40,9 +40,10 @@ public interface CallRepository {
 	 * find it gone at its gate).
 	 * @param owner the instance that holds it from birth, or {@code null} to leave it pending
 	 * @param traceParent the caller's span as a W3C {@code traceparent}, or {@code null}
+	 * @param shape the argument shape of the writing version, which the row keeps
 	 */
 	void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due, @Nullable UUID owner,
-			@Nullable String traceParent);
+			@Nullable String traceParent, String shape);
 
 	/** @return whether a pending or claimed call of that method and key was deleted */
 	boolean cancel(String methodId, String key);
@@ -53,9 +54,22 @@ public interface CallRepository {
 	/**
 	 * Claims pending calls due up to {@code until} of the given methods, earliest first, skipping
 	 * rows another instance is claiming at the same moment.
+	 * @param skipped calls of these methods written with these argument shapes stay pending: another
+	 * live version wrote them, or this instance cannot read them
 	 * @return the claimed calls, at most {@code limit}
 	 */
-	List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit);
+	List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, Collection<MethodShape> skipped,
+			int limit);
+
+	/**
+	 * A durable method's calls of one argument shape: those a version of the application wrote.
+	 *
+	 * @param methodId the method's id
+	 * @param shape the shape of the version that wrote them, empty for calls written before the
+	 * tables recorded shapes
+	 */
+	record MethodShape(String methodId, String shape) {
+	}
 
 	/**
 	 * The start gates of the calls that fell due together on this instance, in as few round trips
@@ -225,6 +239,9 @@ public interface CallRepository {
 
 	/** @return the pending calls per method id that is not in {@code known} */
 	List<CallCount> pendingOfUnknownMethods(Collection<String> known);
+
+	/** @return the pending calls of each of these methods and shapes that has some */
+	List<UnreadableCalls> pendingOfShapes(Collection<MethodShape> shapes);
 
 	/** @return the newest failed calls, of one method id or of all ({@code null}) */
 	List<FailedCall> failed(@Nullable String methodId, int limit);

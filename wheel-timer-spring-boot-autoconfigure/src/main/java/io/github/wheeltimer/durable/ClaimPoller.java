@@ -50,6 +50,8 @@ final class ClaimPoller {
 
 	private final DurableMethods methods;
 
+	private final ArgumentShapes shapes;
+
 	private final HeldCalls held;
 
 	private final CallRunner runner;
@@ -110,18 +112,25 @@ final class ClaimPoller {
 	/** When this instance started, by the application's clock: a call due before waited for it. */
 	private volatile Instant startedAt = Instant.MIN;
 
+	/** Whether other instances' rows were there when this one started, alive or not: written before the first poll. */
+	private volatile boolean othersAtStart;
+
 	/** Polls only. */
 	private long lastCleanUpNanos = Long.MIN_VALUE;
+
+	/** Written by the clean-ups, read by health checks. */
+	private volatile DurableCalls.Waiting waiting = new DurableCalls.Waiting(0, 0);
 
 	/** Polls only: when a poll last did more than claim. */
 	private long lastFullPollNanos = System.nanoTime();
 
-	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, HeldCalls held,
-			CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters, DurableClock clock,
+	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
+			HeldCalls held, CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters, DurableClock clock,
 			DurableLease lease, DurableScheduler scheduler, DurableSettings settings, UUID instance) {
 		this.calls = calls;
 		this.instances = instances;
 		this.methods = methods;
+		this.shapes = shapes;
 		this.held = held;
 		this.runner = runner;
 		this.writes = writes;
@@ -136,14 +145,17 @@ final class ClaimPoller {
 	}
 
 	/**
-	 * Notes the instance rows of this instance's configured name: its previous runs. On the
-	 * starting thread, before this instance joins the instance table under that name.
+	 * Notes the instance rows there are as this instance starts: whether another instance shared
+	 * the calls (what the line of a call due before this start says it waited for), and those of
+	 * this instance's configured name, its previous runs. On the starting thread, before this
+	 * instance joins the instance table.
 	 */
 	void notePredecessors() {
+		List<InstanceStatus> others = this.instances.instances(this.settings.lease());
+		this.othersAtStart = !others.isEmpty();
 		if (this.settings.instanceNameConfigured()) {
 			String name = StoredText.of(this.settings.instanceName(), CallRepository.NAME_LENGTH);
-			this.instances.instances(this.settings.lease())
-				.stream()
+			others.stream()
 				.filter((other) -> other.name().equals(name) && other.heartbeat() != null
 						&& !other.id().equals(this.instance))
 				.forEach((other) -> this.predecessors.put(other.id(), other.heartbeat()));
@@ -203,11 +215,18 @@ final class ClaimPoller {
 					this.lastCleanUpNanos = nowNanos;
 					cleanUp();
 				}
+				else if (this.shapes.unreadable()) {
+					// A rolling deploy or a rollback in progress: the count of calls that wait for another
+					// version follows each poll, not each minute, while this instance cannot read some.
+					countWaiting(this.reports.instances(), null);
+				}
 			}
 			Instant now = this.clock.now();
 			Instant horizon = now.plus(this.settings.horizon());
 			List<String> claimable = this.methods.claimable();
-			int alive = this.instances.alive(this.settings.lease());
+			List<@Nullable Map<String, MethodShapes>> live = this.instances.alive(this.settings.lease());
+			this.shapes.live(live);
+			int alive = live.size();
 			// Alone, an instance claims all it will run; with others, what falls due before it polls
 			// again (plus a margin for the poll's own time), then its share of the rest.
 			Instant soon = (alive <= 1) ? horizon : soon(now, horizon);
@@ -248,11 +267,15 @@ final class ClaimPoller {
 		boolean more = true;
 		while (more && left > 0 && this.running && !this.held.backlogFull()) {
 			int asked = (int) Math.min(batch, left);
-			List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable, asked);
+			List<ClaimedCall> rows = this.calls.claim(this.instance, until, claimable,
+					this.shapes.skipped(claimable), asked);
 			Instant now = this.clock.now();
 			for (ClaimedCall row : rows) {
 				this.counters.claimed.increment();
 				DurableMethod method = this.methods.require(row.methodId());
+				if (!readable(method, row)) {
+					continue;
+				}
 				DurableCall call = new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
 						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
 				call.lateBecause(lateBecause(row, now));
@@ -263,6 +286,39 @@ final class ClaimPoller {
 			more = rows.size() == asked;
 		}
 		return more && left > 0;
+	}
+
+	/**
+	 * Whether this instance may run a claimed row. One of its own version's it can read (it proved
+	 * at startup that its types make the round trip; one it cannot read all the same was changed by
+	 * hand, and fails when it runs). One of another version's (a rolling deploy, a rollback), or
+	 * written before rows recorded their version, is tried here, on the poll thread, before it is
+	 * held. One that cannot be read goes back to pending at once, unstarted, and its method and
+	 * shape are left to other instances from then on: the next claim, in this same poll, skips
+	 * them. One that no version reads (not a JSON array of arguments) is held, to fail when it runs.
+	 */
+	private boolean readable(DurableMethod method, ClaimedCall row) {
+		if (!this.shapes.foreign(method, row.shape())) {
+			return true;
+		}
+		try {
+			method.arguments().read(row.arguments());
+			return true;
+		}
+		catch (DurableArguments.Malformed malformed) {
+			// No version reads it: it runs into its failure here, and is kept failed with the reason.
+			return true;
+		}
+		catch (RuntimeException unreadable) {
+			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
+			this.shapes.cannotRead(method, row.shape(), unreadable.getMessage());
+			// Through the writes that wait for the database: a release that fails is retried by the
+			// next poll, or the stop, rather than leaving the row claimed by a live instance.
+			this.writes.write(new RowWrites.Write("Durable call " + row.id() + " to " + method, "given back unread",
+					() -> this.calls.release(row.id(), this.instance), null));
+			this.counters.handedBack.increment();
+			return false;
+		}
 	}
 
 	/**
@@ -278,8 +334,17 @@ final class ClaimPoller {
 		if (Duration.between(row.due(), now).compareTo(this.settings.horizon()) <= 0) {
 			return null;
 		}
+		if (row.tries().cutShort()) {
+			return "it had started on an instance that then died, or lost its lease, before the call ended: it"
+					+ " waited for that lease to run out, and for an instance to take the call over";
+		}
 		if (row.due().isBefore(this.startedAt)) {
-			return "no instance was running to claim it when it fell due; this instance started at " + this.startedAt;
+			return this.othersAtStart
+					? "it fell due before this instance started (at " + this.startedAt + "), while other instances"
+							+ " shared the calls: the one that held it died, and its lease (" + this.settings.lease()
+							+ ") had to run out before another took it over, or none could claim it then (its database"
+							+ " failed, or calls due before it held the claims back)"
+					: "no instance was running to claim it when it fell due; this instance started at " + this.startedAt;
 		}
 		return "this instance was running when it fell due but did not claim it then: another instance held it and"
 				+ " did not start it (it died, and its lease had to run out, or it stopped), or this instance's polls"
@@ -451,7 +516,9 @@ final class ClaimPoller {
 		this.held.forgetLostFutures();
 		// Not a failure (an instance that knows them may be on its way), but nothing runs them until then.
 		Instant now = this.clock.now();
-		for (CallCount waiting : this.reports.pendingOfUnknownMethods(this.reports.instances())) {
+		List<InstanceStatus> instances = this.reports.instances();
+		List<CallCount> unknown = this.reports.pendingOfUnknownMethods(instances);
+		for (CallCount waiting : unknown) {
 			Instant due = waiting.earliestDue();
 			if (due != null && due.isBefore(now)) {
 				logger.warn(waiting.count() + " durable calls of method id '" + waiting.name() + "' are waiting, the"
@@ -459,6 +526,41 @@ final class ClaimPoller {
 						+ " @DelayedExecution(id = ...), or removed?); they run once an instance that knows it starts");
 			}
 		}
+		List<UnreadableCalls> unreadable = countWaiting(instances, unknown);
+		for (UnreadableCalls waiting : unreadable) {
+			Instant due = waiting.earliestDue();
+			if (due != null && due.isBefore(now)) {
+				logger.warn(waiting.count() + " durable calls of method id '" + waiting.methodId() + "' are waiting,"
+						+ " the oldest since " + due + ": they were written by a version of the application (argument"
+						+ " shape " + ArgumentShapes.shapeName(waiting.shape()) + ") whose arguments no live instance"
+						+ " can read; they run once an instance that reads them starts (that version, or one made to"
+						+ " read them: see the WARN line each instance logged when it first met them)");
+			}
+		}
+	}
+
+	/**
+	 * Counts the calls that wait for an instance that is not running, for health checks.
+	 * @param unknown the calls of methods no live instance knows, as just read; {@code null} between
+	 * clean-ups, which keep the count the last one read
+	 * @return the calls no live instance can read
+	 */
+	private List<UnreadableCalls> countWaiting(List<InstanceStatus> instances, @Nullable List<CallCount> unknown) {
+		List<UnreadableCalls> unreadable = this.reports.unreadable(instances);
+		long unknownMethods = (unknown != null) ? unknown.stream().mapToLong(CallCount::count).sum()
+				: this.waiting.unknownMethods();
+		this.waiting = new DurableCalls.Waiting(unknownMethods,
+				unreadable.stream().mapToLong(UnreadableCalls::count).sum());
+		return unreadable;
+	}
+
+	/**
+	 * What the last clean-up found waiting for an instance that does not run: calls of methods no
+	 * live instance knows, and calls no live instance can read.
+	 * @return the counts, both 0 before the first clean-up
+	 */
+	DurableCalls.Waiting waiting() {
+		return this.waiting;
 	}
 
 	/**

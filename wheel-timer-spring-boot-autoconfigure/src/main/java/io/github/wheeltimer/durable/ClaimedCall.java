@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * @param due when it falls due
  * @param tries what its row says of its runs before
  * @param traceParent its caller's span as a W3C {@code traceparent}, or {@code null}
+ * @param shape the argument shape of the version that wrote it, empty if written before the tables
+ * recorded shapes
  */
 public record ClaimedCall(UUID id, String methodId, @Nullable String key, @Nullable String startedKey,
 		String arguments, Instant due,
-		Tries tries, @Nullable String traceParent) {
+		Tries tries, @Nullable String traceParent, String shape) {
 }

@@ -3,7 +3,12 @@ package io.github.wheeltimer.durable;
 import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HexFormat;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -12,13 +17,19 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.exc.InputCoercionException;
+import tools.jackson.core.exc.StreamReadException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.ObjectWriter;
 import tools.jackson.databind.cfg.CoercionAction;
 import tools.jackson.databind.cfg.CoercionInputShape;
 import tools.jackson.databind.cfg.DateTimeFeature;
+import tools.jackson.databind.exc.InvalidTypeIdException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.databind.exc.UnrecognizedPropertyException;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.type.LogicalType;
 
@@ -66,6 +77,12 @@ final class DurableArguments {
 
 	/** What each argument's classes must pass at each call; {@code null} where its declared type says all. */
 	private final @Nullable ArgumentCheck[] checks;
+
+	/** What reading the arguments takes, one line per parameter and per type met below them. */
+	private final String description;
+
+	/** The digest of {@link #description}: what a row records of the version that wrote it. */
+	private final String shape;
 
 	/**
 	 * The mapper durable arguments are written and read with, derived once from the application's:
@@ -122,6 +139,42 @@ final class DurableArguments {
 			// Each reader reads one element of the array, with the rest of the array after it.
 			this.readers[i] = mapper.readerFor(type).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 		}
+		StringBuilder description = new StringBuilder();
+		for (int i = 0; i < parameters.length; i++) {
+			description.append("parameter ").append(i).append(": ").append(this.types[i].toCanonical()).append('\n');
+		}
+		proof.shape().forEach((line) -> description.append(line).append('\n'));
+		this.description = description.toString();
+		this.shape = digest(this.description);
+	}
+
+	/**
+	 * The argument shape: a digest of what reading this method's arguments takes (its parameters'
+	 * types, their properties as Jackson reads them, down through properties and elements, their
+	 * enums' constants, what they ignore). Two versions of an application whose rows read the same
+	 * way have the same shape; a change to a parameter's type that could change how a row reads
+	 * changes it. Each row records its writer's, so that an instance can leave a call written by
+	 * another live version to that version.
+	 * @return 16 hexadecimal digits
+	 */
+	String shape() {
+		return this.shape;
+	}
+
+	/** @return what the shape is a digest of, one line per parameter and type, for operators */
+	String description() {
+		return this.description;
+	}
+
+	private static String digest(String description) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(description.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest, 0, 8);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			// Every Java platform has SHA-256.
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
@@ -161,9 +214,10 @@ final class DurableArguments {
 	@Nullable Object[] read(String json) {
 		@Nullable Object[] arguments = new Object[this.types.length];
 		int reading = -1;
-		try (JsonParser parser = this.mapper.createParser(json)) {
+		JsonParser parser = this.mapper.createParser(json);
+		try {
 			if (parser.nextToken() != JsonToken.START_ARRAY) {
-				throw new IllegalArgumentException("the arguments are not a JSON array: " + abbreviate(json));
+				throw new Malformed("the arguments are not a JSON array: " + abbreviate(json), null);
 			}
 			for (int i = 0; i < arguments.length; i++) {
 				if (parser.nextToken() == JsonToken.END_ARRAY) {
@@ -179,16 +233,121 @@ final class DurableArguments {
 						+ " the method takes: " + abbreviate(json));
 			}
 			if (!atEnd(parser)) {
-				throw new IllegalArgumentException("the arguments' JSON array is followed by more text: "
-						+ abbreviate(json));
+				throw new Malformed("the arguments' JSON array is followed by more text: " + abbreviate(json), null);
 			}
 		}
 		catch (JacksonException ex) {
-			String parameter = (reading >= 0) ? parameter(reading) + ": " : "";
-			throw new IllegalArgumentException("the arguments cannot be read as the method's parameter types: "
-					+ parameter + reason(ex) + ": " + abbreviate(json), ex);
+			if (ex instanceof StreamReadException && !(ex instanceof InputCoercionException)) {
+				// Not JSON; a number too large for its type, by contrast, another version may have written.
+				throw new Malformed("the arguments are not JSON: " + reason(ex) + ": " + abbreviate(json), ex);
+			}
+			String parameter = (reading >= 0) ? parameter(reading) + at(ex) + ": " : "";
+			throw new IllegalArgumentException("the arguments cannot be read as this version's parameter types: "
+					+ parameter + explain(ex, parser, json, reading) + ": " + abbreviate(json), ex);
+		}
+		finally {
+			parser.close();
 		}
 		return arguments;
+	}
+
+	/** Where in a parameter reading failed, as a path from the parameter: " at items[2].price". */
+	private static String at(JacksonException ex) {
+		StringBuilder path = new StringBuilder();
+		for (JacksonException.Reference step : ex.getPath()) {
+			if (step.getPropertyName() != null) {
+				path.append(path.isEmpty() ? "" : ".").append(step.getPropertyName());
+			}
+			else if (step.getIndex() >= 0) {
+				path.append('[').append(step.getIndex()).append(']');
+			}
+		}
+		return path.isEmpty() ? "" : " at " + path;
+	}
+
+	/**
+	 * What the row holds where reading failed, what this version expects there, and what would
+	 * make such rows readable: the message operators act on after a deploy changed a parameter.
+	 */
+	private String explain(JacksonException ex, JsonParser parser, String json, int parameter) {
+		if (ex instanceof UnrecognizedPropertyException unknown) {
+			String type = ClassUtils.getShortName(unknown.getReferringClass());
+			return "the row holds " + found(ex, json, parameter) + " as '" + unknown.getPropertyName() + "', a property "
+					+ type + " does not have here (it reads " + known(unknown) + "). If a version that had it wrote"
+					+ " the row, keep the property until such calls have run, or drop its value on purpose with"
+					+ " @JsonIgnoreProperties(\"" + unknown.getPropertyName() + "\") on " + type;
+		}
+		if (ex instanceof InvalidTypeIdException subtype) {
+			return "the row names the subtype '" + subtype.getTypeId() + "', which " + subtype.getBaseType().toCanonical()
+					+ " does not know here. If a version that had it wrote the row, keep the subtype (and its"
+					+ " @JsonSubTypes entry) until such calls have run";
+		}
+		if (ex instanceof InputCoercionException coercion && coercion.getTargetType() != null) {
+			return "the row holds " + found(ex, json, parameter) + ", which this version reads as "
+					+ coercion.getTargetType().getName() + " (" + reason(ex) + "). If a version with a wider type"
+					+ " there wrote the row, keep that type until such calls have run";
+		}
+		if (ex instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null
+				&& mismatch.getTargetType().isPrimitive() && parser.currentToken() == JsonToken.END_OBJECT) {
+			return "the row has no value there, which this version reads as " + mismatch.getTargetType().getName()
+					+ ": a version without that property wrote it, and a number it was not written with would be made"
+					+ " up. Declare an added number boxed (" + ClassUtils.resolvePrimitiveIfNecessary(
+							mismatch.getTargetType()).getSimpleName() + ") to read such calls with null there";
+		}
+		if (ex instanceof MismatchedInputException mismatch && mismatch.getTargetType() != null) {
+			Class<?> target = mismatch.getTargetType();
+			String reads = target.isEnum() ? "the enum " + target.getName() + ", which lacks it" : target.getName();
+			return "the row holds " + found(ex, json, parameter) + ", which this version reads as " + reads + " ("
+					+ reason(ex) + "). If a version with another type there wrote the row, keep a type that reads"
+					+ " what it wrote (a wider number, the enum's constant) until such calls have run";
+		}
+		return reason(ex);
+	}
+
+	/**
+	 * The JSON value where reading failed, found again in the row by the failure's path (the
+	 * parser's own position depends on how far the deserializer had buffered).
+	 */
+	private String found(JacksonException ex, String json, int parameter) {
+		try {
+			JsonNode node = this.mapper.readTree(json).path(parameter);
+			for (JacksonException.Reference step : ex.getPath()) {
+				node = (step.getPropertyName() != null) ? node.path(step.getPropertyName()) : node.path(step.getIndex());
+			}
+			return switch (node.getNodeType()) {
+				case STRING -> "the string \"" + abbreviate(node.asString()) + "\"";
+				case NUMBER -> "the number " + node.asString();
+				case BOOLEAN -> "the boolean " + node.asString();
+				case NULL -> "null";
+				case OBJECT -> "an object";
+				case ARRAY -> "an array";
+				default -> "a value";
+			};
+		}
+		catch (JacksonException unparsable) {
+			return "a value";
+		}
+	}
+
+	private static String known(UnrecognizedPropertyException unknown) {
+		Collection<Object> known = unknown.getKnownPropertyIds();
+		return (known == null || known.isEmpty()) ? "no property"
+				: known.stream().map(String::valueOf).sorted().collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * A row that is not a JSON array of arguments at all, such as JSON edited by hand: unlike
+	 * arguments of another shape, which another version of the application may read, no version
+	 * reads it.
+	 */
+	static final class Malformed extends IllegalArgumentException {
+
+		private static final long serialVersionUID = 1L;
+
+		Malformed(String message, @Nullable Throwable cause) {
+			super(message, cause);
+		}
+
 	}
 
 	/** A parameter as messages name it: "parameter 0 (java.lang.String)". */
@@ -221,7 +380,10 @@ final class DurableArguments {
 		return message;
 	}
 
-	private static String abbreviate(String json) {
+	private static String abbreviate(@Nullable String json) {
+		if (json == null) {
+			return "";
+		}
 		return (json.length() <= 200) ? json : json.substring(0, 200) + "...";
 	}
 

@@ -74,6 +74,8 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 
 	private final DurableMethods methods;
 
+	private final ArgumentShapes shapes;
+
 	private final HeldCalls held;
 
 	private final DurableLease lease;
@@ -110,6 +112,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.clock = new DurableClock(this.scheduler.ticker());
 		this.counters = new DurableCounters(settings.horizon());
 		this.methods = new DurableMethods(mapper, beanFactory);
+		this.shapes = new ArgumentShapes(this.methods);
 		this.held = new HeldCalls(settings.batchSize());
 		this.lease = new DurableLease(instances, this.scheduler, this.instance, settings, this.problems);
 		this.writes = new RowWrites(this.problems, this.lease::disconnected, settings.shutdownTimeout());
@@ -118,9 +121,9 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		this.runner = runner;
 		this.client = new DurableClient(calls, this.methods, this.held, runner, this.writes, this.counters, this.clock,
 				this.instance, settings.instanceName(), settings.horizon(), () -> this.running);
-		this.reports = new DurableReports(calls, instances, this.methods, settings.lease());
-		this.poller = new ClaimPoller(calls, instances, this.methods, this.held, runner, this.writes, this.reports,
-				this.counters, this.clock, this.lease, this.scheduler, settings, this.instance);
+		this.reports = new DurableReports(calls, instances, this.methods, this.shapes, settings.lease(), this.instance);
+		this.poller = new ClaimPoller(calls, instances, this.methods, this.shapes, this.held, runner, this.writes,
+				this.reports, this.counters, this.clock, this.lease, this.scheduler, settings, this.instance);
 	}
 
 	@Override
@@ -238,7 +241,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		}
 		this.scheduler.start();
 		this.poller.notePredecessors();
-		this.lease.begin(List.copyOf(this.methods.ids()));
+		this.lease.begin(List.copyOf(this.methods.ids()), this.shapes);
 		this.runner.start();
 		this.running = true;
 		this.poller.start();
@@ -460,6 +463,39 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	}
 
 	/**
+	 * Returns how many pending calls wait for an instance that is not running, as this instance's
+	 * once-a-minute clean-up last counted them (no statement of its own): calls of methods no live
+	 * instance knows, then calls written by a version of the application whose arguments no live
+	 * instance can read.
+	 * @return the counts, both 0 until the first clean-up, at the first poll
+	 */
+	public Waiting waiting() {
+		return this.poller.waiting();
+	}
+
+	/**
+	 * Pending calls that wait for an instance that is not running.
+	 *
+	 * @param unknownMethods calls of methods no live instance knows
+	 * @param unreadable calls written by a version of the application whose arguments no live
+	 * instance can read
+	 */
+	public record Waiting(long unknownMethods, long unreadable) {
+	}
+
+	/**
+	 * Returns this instance's argument shape of a durable method: the digest of what reading its
+	 * calls' arguments takes, which each call it writes records, so that versions of the
+	 * application that differ here leave each other's calls to each other.
+	 * @param methodId the method's durable id
+	 * @return the shape, 16 hexadecimal digits, or {@code null} if this instance does not know the method
+	 */
+	public @Nullable String shape(String methodId) {
+		DurableMethod method = this.methods.find(methodId);
+		return (method != null) ? method.shape() : null;
+	}
+
+	/**
 	 * Returns this instance's counts since it started.
 	 * @return the counts
 	 */
@@ -542,9 +578,12 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * @param failed the newest failed calls
 	 * @param unknownMethods pending calls per method id that no live instance knows: they wait for
 	 * one that does
+	 * @param unreadable pending calls, per method and argument shape, written by a version whose
+	 * arguments no live instance can read: they wait for one that can
 	 */
 	public record Report(List<CallCount> states, List<CallRepository.MethodCount> byMethod,
-			List<InstanceStatus> instances, List<FailedCall> failed, List<CallCount> unknownMethods) {
+			List<InstanceStatus> instances, List<FailedCall> failed, List<CallCount> unknownMethods,
+			List<UnreadableCalls> unreadable) {
 	}
 
 }

@@ -88,7 +88,8 @@ final class DurableClient {
 		boolean near = this.running.getAsBoolean() && delay.compareTo(this.horizon) <= 0;
 		String traceParent = method.method().observer().traceParent();
 		try {
-			this.calls.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent);
+			this.calls.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent,
+					method.shape());
 		}
 		catch (DataAccessResourceFailureException ex) {
 			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {

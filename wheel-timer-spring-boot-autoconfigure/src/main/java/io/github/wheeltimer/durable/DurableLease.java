@@ -2,11 +2,13 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.UUID;
 
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
@@ -61,6 +63,12 @@ final class DurableLease {
 	 */
 	private volatile boolean beating = true;
 
+	/** What this instance reads, published in its row. */
+	private @Nullable ArgumentShapes shapes;
+
+	/** The {@link ArgumentShapes#changes()} its row holds. Heartbeat's thread only, after {@link #begin}. */
+	private int publishedChanges;
+
 	DurableLease(InstanceRepository instances, DurableScheduler scheduler, UUID instance, DurableSettings settings,
 			DatabaseProblems problems) {
 		this.instances = instances;
@@ -76,9 +84,12 @@ final class DurableLease {
 	 * Joins the instance table, in the caller's thread (a failure fails the start), and beats
 	 * from then on.
 	 * @param methods the durable method ids this instance knows, recorded for operators
+	 * @param shapes what this instance reads of them, recorded for the other instances
 	 */
-	void begin(Collection<String> methods) {
-		this.instances.heartbeat(this.instance, this.name, methods);
+	void begin(Collection<String> methods, ArgumentShapes shapes) {
+		this.shapes = shapes;
+		this.publishedChanges = shapes.changes();
+		this.instances.heartbeat(this.instance, this.name, methods, shapes.published(), true);
 		this.lastBeatNanos = System.nanoTime();
 		this.connectedSinceNanos = this.lastBeatNanos;
 		// A first beat that cannot be armed fails the start.
@@ -102,7 +113,12 @@ final class DurableLease {
 			return;
 		}
 		try {
-			this.instances.heartbeat(this.instance, this.name, methods);
+			ArgumentShapes shapes = Objects.requireNonNull(this.shapes);
+			// Read before what it counts: a change made meanwhile is published by the next beat.
+			int changes = shapes.changes();
+			this.instances.heartbeat(this.instance, this.name, methods, shapes.published(),
+					changes != this.publishedChanges);
+			this.publishedChanges = changes;
 			long now = System.nanoTime();
 			if (this.connectedSinceNanos == DISCONNECTED || now - this.lastBeatNanos > 2 * this.interval.toNanos()) {
 				this.connectedSinceNanos = now;

@@ -49,6 +49,11 @@ final class DurableMethod {
 		return this.arguments;
 	}
 
+	/** @return this version's argument shape, which each call it writes records */
+	String shape() {
+		return this.arguments.shape();
+	}
+
 	/**
 	 * Evaluates the key of a call, on the caller's thread.
 	 * @return the key's text, or {@code null} if the method has no key

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,19 +20,35 @@ final class DurableReports {
 
 	private final DurableMethods methods;
 
+	private final ArgumentShapes shapes;
+
 	private final Duration lease;
 
-	DurableReports(CallRepository calls, InstanceRepository instances, DurableMethods methods, Duration lease) {
+	private final UUID instance;
+
+	DurableReports(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
+			Duration lease, UUID instance) {
 		this.calls = calls;
 		this.instances = instances;
 		this.methods = methods;
+		this.shapes = shapes;
 		this.lease = lease;
+		this.instance = instance;
 	}
 
 	DurableCalls.Report report(int failedLimit) {
 		List<InstanceStatus> instances = this.instances.instances(this.lease);
 		return new DurableCalls.Report(this.calls.countByState(), this.calls.countByMethod(), instances,
-				this.calls.failed(null, failedLimit), pendingOfUnknownMethods(instances));
+				this.calls.failed(null, failedLimit), pendingOfUnknownMethods(instances), unreadable(instances));
+	}
+
+	/**
+	 * @param instances the instances, as just read
+	 * @return the pending calls that no live instance can read, per method and shape; no statement
+	 * at all unless some instance found calls it cannot read
+	 */
+	List<UnreadableCalls> unreadable(List<InstanceStatus> instances) {
+		return this.calls.pendingOfShapes(this.shapes.unreadableByEveryone(instances, this.instance));
 	}
 
 	List<FailedCall> failed(@Nullable String methodId, int limit) {

@@ -3,7 +3,10 @@ package io.github.wheeltimer.durable;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the instances sharing the durable calls say they are alive: one row per running
@@ -15,8 +18,10 @@ public interface InstanceRepository {
 	/**
 	 * Beats; an instance declared dead and deleted meanwhile joins again.
 	 * @param methods the durable method ids the instance knows, recorded when it joins
+	 * @param shapes what it reads of them ({@link MethodShapes#format}), recorded when it joins
+	 * @param shapesChanged whether to record {@code shapes} in this beat too
 	 */
-	void heartbeat(UUID instance, String name, Collection<String> methods);
+	void heartbeat(UUID instance, String name, Collection<String> methods, String shapes, boolean shapesChanged);
 
 	/** Removes an instance's row: it stopped, or it is known to be gone. */
 	void unregister(UUID instance);
@@ -31,9 +36,11 @@ public interface InstanceRepository {
 	List<InstanceStatus> instances(Duration lease);
 
 	/**
-	 * Counts the instances that beat within {@code lease}: what a poll shares the calls ahead with.
-	 * @return how many
+	 * Reads what the instances that beat within {@code lease} read: a poll shares the calls ahead
+	 * with them, and leaves them the calls their versions wrote.
+	 * @return per live instance, the shapes it published ({@link MethodShapes#parse}), or
+	 * {@code null} for an instance of an older starter
 	 */
-	int alive(Duration lease);
+	List<@Nullable Map<String, MethodShapes>> alive(Duration lease);
 
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
@@ -73,6 +74,13 @@ final class ParameterProof {
 
 	private @Nullable ArgumentCheck jsonValues;
 
+	/**
+	 * What reading the types takes, one line per type met: a bean's properties as its deserializer
+	 * knows them, an enum's constants. Sorted, so that the same code gives the same lines on every
+	 * JVM: the {@linkplain DurableArguments#shape() shape} is their digest.
+	 */
+	private final Set<String> shape = new TreeSet<>();
+
 	ParameterProof(JsonMapper mapper) {
 		this.mapper = mapper;
 		this.writing = mapper._serializationContext();
@@ -119,7 +127,15 @@ final class ParameterProof {
 		if (carriesNoType(type)) {
 			return jsonValues();
 		}
-		if (type.isPrimitive() || type.isEnumType()) {
+		if (type.isEnumType()) {
+			List<String> constants = new ArrayList<>();
+			for (Object constant : type.getRawClass().getEnumConstants()) {
+				constants.add(((Enum<?>) constant).name());
+			}
+			this.shape.add(type.toCanonical() + " enum " + constants);
+			return null;
+		}
+		if (type.isPrimitive()) {
 			return null;
 		}
 		if (type.isReferenceType()) {
@@ -276,8 +292,10 @@ final class ParameterProof {
 				problems.add(problem);
 			}
 		}
+		Set<String> read = new TreeSet<>();
 		for (Iterator<SettableBeanProperty> it = reader.properties(); it.hasNext();) {
 			SettableBeanProperty settable = it.next();
+			read.add(settable.getName() + ": " + settable.getType().toCanonical());
 			if (settable.getInjectableValueId() == null && !written.contains(settable.getName())) {
 				problems.add((settable instanceof CreatorProperty)
 						? "its constructor takes '" + settable.getName() + "', which is never written (no getter"
@@ -292,6 +310,9 @@ final class ParameterProof {
 					+ " each getter, and @JsonIgnore or @JsonProperty(access = READ_ONLY) on getters derived from"
 					+ " the others (a record does all this)");
 		}
+		JsonIgnoreProperties.Value ignorals = ignorals(type);
+		this.shape.add(type.toCanonical() + " " + read + (derived.isEmpty() ? "" : " ignores " + new TreeSet<>(derived))
+				+ ((reader.hasAnySetter() || (ignorals != null && ignorals.getIgnoreUnknown())) ? " ignores unknown" : ""));
 		if (Modifier.isFinal(type.getRawClass().getModifiers()) && checks.isEmpty()) {
 			return null;
 		}
@@ -346,12 +367,25 @@ final class ParameterProof {
 	private Set<String> derived(JavaType type) {
 		Set<String> derived = new LinkedHashSet<>(
 				this.reading.introspectBeanDescription(type).getIgnoredPropertyNames());
-		JsonIgnoreProperties.Value ignorals = this.reading.getConfig()
-			.getDefaultPropertyIgnorals(type.getRawClass(), this.reading.introspectClassAnnotations(type));
+		JsonIgnoreProperties.Value ignorals = ignorals(type);
 		if (ignorals != null) {
 			derived.addAll(ignorals.findIgnoredForDeserialization());
 		}
 		return derived;
+	}
+
+	private JsonIgnoreProperties.@Nullable Value ignorals(JavaType type) {
+		return this.reading.getConfig()
+			.getDefaultPropertyIgnorals(type.getRawClass(), this.reading.introspectClassAnnotations(type));
+	}
+
+	/**
+	 * What reading the proven types takes, one line per type, sorted; with the parameters' own
+	 * types, which the caller adds, it is what the shape's digest is made of.
+	 * @return the lines
+	 */
+	Set<String> shape() {
+		return this.shape;
 	}
 
 	/** A property with a serializer or deserializer of the application's: how it is read is its business. */

@@ -209,7 +209,7 @@ class CallRunnerTests {
 		assertThat(row.attempts()).isZero();
 		assertThat(this.harness.durable.held()).as("back on its wheel").isOne();
 		// The heartbeat reaches the database again.
-		this.harness.instances.heartbeat(this.harness.durable.instance(), "unit-test", List.of());
+		this.harness.instances.heartbeat(this.harness.durable.instance(), "unit-test", List.of(), "", false);
 		this.harness.advance(Duration.ofMillis(200));
 		assertThat(this.harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-7", 1));
 		assertThat(this.harness.calls.rows()).isEmpty();

@@ -169,11 +169,11 @@ class ClaimPollerTests {
 		Duration lease = Duration.ofMillis(500);
 		DurableHarness harness = harness(new DurableHarness(lease, 100));
 		UUID dead = UUID.randomUUID();
-		harness.instances.heartbeat(dead, "other", List.of(id("remind")));
+		harness.instances.heartbeat(dead, "other", List.of(id("remind")), "", false);
 		UUID claimed = UUID.randomUUID();
 		UUID running = UUID.randomUUID();
-		harness.calls.insert(claimed, id("remind"), null, harness.arguments("remind", "o-1"), harness.now(), dead, null);
-		harness.calls.insert(running, id("remind"), null, harness.arguments("remind", "o-2"), harness.now(), dead, null);
+		harness.calls.insert(claimed, id("remind"), null, harness.arguments("remind", "o-1"), harness.now(), dead, null, "");
+		harness.calls.insert(running, id("remind"), null, harness.arguments("remind", "o-2"), harness.now(), dead, null, "");
 		assertThat(harness.calls.start(running, dead)).isTrue();
 		// Its heartbeat stops: a lease later, by the database's clock, it is dead.
 		harness.instances.advanceClock(lease.plusMillis(1));
@@ -198,10 +198,10 @@ class ClaimPollerTests {
 		Duration lease = Duration.ofMillis(500);
 		DurableHarness harness = harness(new DurableHarness(lease, 100));
 		UUID dead = UUID.randomUUID();
-		harness.instances.heartbeat(dead, "shop-2", List.of(id("remind")));
+		harness.instances.heartbeat(dead, "shop-2", List.of(id("remind")), "", false);
 		UUID held = UUID.randomUUID();
 		harness.calls.insert(held, id("remind"), null, harness.arguments("remind", "o-1"),
-				harness.now().minus(Duration.ofMinutes(1)), dead, null);
+				harness.now().minus(Duration.ofMinutes(1)), dead, null, "");
 		harness.instances.advanceClock(lease.plusMillis(1));
 		harness.start();
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {

@@ -322,6 +322,11 @@ final class Cluster implements AutoCloseable {
 			return json("health").get("status").asString();
 		}
 
+		/** @return the details of its health indicator of durable calls */
+		JsonNode healthDetails() {
+			return json("health").get("details");
+		}
+
 		/** @return its {@code DurableCalls.report(50)}, as JSON */
 		JsonNode report() {
 			return json("report");

@@ -39,6 +39,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -66,7 +67,10 @@ import org.springframework.transaction.annotation.Transactional;
  * <li>{@code cluster.slow}, {@code cluster.slow-delay}: near too, and its first attempt sleeps
  * {@code cluster.slow-sleep} inside its transaction, so that it is running when the instance dies;
  * <li>{@code cluster.extra}, {@code cluster.extra-delay}: only in instances started with
- * {@code cluster.extra.enabled=true}, the new code of a rolling deploy.
+ * {@code cluster.extra.enabled=true}, the new code of a rolling deploy;
+ * <li>{@code cluster.versioned}, {@code cluster.far-delay}: only in instances started with
+ * {@code cluster.versioned=1} or {@code 2}, two versions of one method whose parameter the deploy
+ * changed (version 2's has a property more); each records the version of the code that ran it.
  * </ul>
  * Its {@link DataSource} can be cut off, a simulated network cut: while cut, borrowing a connection
  * and every operation on a connection (or statement) already borrowed fail with an
@@ -78,7 +82,7 @@ import org.springframework.transaction.annotation.Transactional;
  * else it prints (Spring's log) goes to its standard error. Once started it answers command
  * {@code 0}. The verbs:
  * <ul>
- * <li>{@code schedule method=far|near|slow|extra prefix=k- count=n [version=1]} and the pacing
+ * <li>{@code schedule method=far|near|slow|extra|versioned prefix=k- count=n [version=1]} and the pacing
  * options below: calls the method for each key, with {@code Instant.now()} as the time of the call;
  * answers the keys accepted and, for each call that threw, its key and exception;
  * <li>{@code cancel methodId=cluster.far prefix=k- count=n} and the pacing options: cancels each
@@ -250,6 +254,8 @@ public class ClusterInstance {
 			String method = options.get("method");
 			int version = Integer.parseInt(options.getOrDefault("version", "1"));
 			Extra extra = "extra".equals(method) ? this.context.getBean(Extra.class) : null;
+			VersionOne one = this.context.getBeanProvider(VersionOne.class).getIfAvailable();
+			VersionTwo two = this.context.getBeanProvider(VersionTwo.class).getIfAvailable();
 			List<String> accepted = Collections.synchronizedList(new ArrayList<>());
 			List<Map<String, Object>> failures = Collections.synchronizedList(new ArrayList<>());
 			pace(options, (key) -> {
@@ -260,6 +266,14 @@ public class ClusterInstance {
 						case "near" -> work.near(key, version, calledAt);
 						case "slow" -> work.slow(key, version, calledAt);
 						case "extra" -> extra.extra(key, version, calledAt);
+						case "versioned" -> {
+							if (one != null) {
+								one.versioned(new Ticket(key, 100), calledAt);
+							}
+							else {
+								two.versioned(new TicketWithCurrency(key, 100, "EUR"), calledAt);
+							}
+						}
 						default -> throw new IllegalArgumentException("Unknown method " + method);
 					}
 					accepted.add(key);
@@ -350,6 +364,18 @@ public class ClusterInstance {
 	@ConditionalOnBooleanProperty("cluster.extra.enabled")
 	Extra extra(JdbcTemplate jdbc, @Value("${wheel-timer.durable.instance-name}") String instance) {
 		return new Extra(new Recorder(jdbc, instance));
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "cluster.versioned", havingValue = "1")
+	VersionOne versionOne(JdbcTemplate jdbc, @Value("${wheel-timer.durable.instance-name}") String instance) {
+		return new VersionOne(new Recorder(jdbc, instance));
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "cluster.versioned", havingValue = "2")
+	VersionTwo versionTwo(JdbcTemplate jdbc, @Value("${wheel-timer.durable.instance-name}") String instance) {
+		return new VersionTwo(new Recorder(jdbc, instance));
 	}
 
 	/** Wraps the {@link DataSource} so that the tests can cut it off. */
@@ -480,6 +506,53 @@ public class ClusterInstance {
 		@Transactional
 		public void extra(String key, int version, Instant calledAt) {
 			this.recorder.record(key, version, calledAt);
+		}
+
+	}
+
+	/** Version 1's parameter. */
+	public record Ticket(String key, long amount) {
+	}
+
+	/** Version 2's: a property more. */
+	public record TicketWithCurrency(String key, long amount, String currency) {
+	}
+
+	/** Version 1 of the code: records version 1. */
+	public static class VersionOne {
+
+		private final Recorder recorder;
+
+		VersionOne(Recorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@DelayedExecution(delayString = "${cluster.far-delay:2s}", durable = true, id = "cluster.versioned",
+				key = "#ticket.key")
+		@Transactional
+		public void versioned(Ticket ticket, Instant calledAt) {
+			this.recorder.record(ticket.key(), 1, calledAt);
+		}
+
+	}
+
+	/**
+	 * Version 2 of the code: records version 2 for a call written with its currency, and 21 for
+	 * one version 1 wrote (no currency: a property added reads as empty).
+	 */
+	public static class VersionTwo {
+
+		private final Recorder recorder;
+
+		VersionTwo(Recorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@DelayedExecution(delayString = "${cluster.far-delay:2s}", durable = true, id = "cluster.versioned",
+				key = "#ticket.key")
+		@Transactional
+		public void versioned(TicketWithCurrency ticket, Instant calledAt) {
+			this.recorder.record(ticket.key(), (ticket.currency() != null) ? 2 : 21, calledAt);
 		}
 
 	}

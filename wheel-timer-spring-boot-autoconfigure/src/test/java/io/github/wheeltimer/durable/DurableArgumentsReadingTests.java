@@ -61,31 +61,39 @@ class DurableArgumentsReadingTests {
 	@Test
 	void aFractionForAnIntegerFailsTheRow() {
 		this.runner.run((context) -> assertThat(failure(context, "strict.take", "[1.9,\"a\"]"))
-			.isEqualTo("unreadable: the arguments cannot be read as the method's parameter types: parameter 0 (int):"
-					+ " Cannot coerce Floating-point value (1.9) to `int` value: [1.9,\"a\"]"));
+			.isEqualTo("unreadable: the arguments cannot be read as this version's parameter types: parameter 0 (int):"
+					+ " the row holds the number 1.9, which this version reads as int (Cannot coerce Floating-point"
+					+ " value (1.9) to `int` value). If a version with another type there wrote the row, keep a type"
+					+ " that reads what it wrote (a wider number, the enum's constant) until such calls have run:"
+					+ " [1.9,\"a\"]"));
 	}
 
 	@Test
 	void nullForAPrimitiveFailsTheRowEvenWhenTheApplicationsMapperAllowsIt() {
 		this.runner.withPropertyValues("spring.jackson.use-jackson2-defaults=true")
 			.run((context) -> assertThat(failure(context, "strict.take", "[null,\"a\"]"))
-				.startsWith("unreadable: the arguments cannot be read as the method's parameter types: parameter 0"
-						+ " (int): Cannot map `null` into type `int`"));
+				.startsWith("unreadable: the arguments cannot be read as this version's parameter types: parameter 0"
+						+ " (int): the row holds null, which this version reads as int (Cannot map `null` into type"
+						+ " `int`"));
 	}
 
 	@Test
 	void anEmptyStringForANumberFailsTheRow() {
 		this.runner.run((context) -> assertThat(failure(context, "strict.boxed", "[\"\"]"))
-			.startsWith("unreadable: the arguments cannot be read as the method's parameter types: parameter 0"
-					+ " (java.lang.Integer): Cannot coerce empty String"));
+			.startsWith("unreadable: the arguments cannot be read as this version's parameter types: parameter 0"
+					+ " (java.lang.Integer): the row holds the string \"\", which this version reads as"
+					+ " java.lang.Integer (Cannot coerce empty String"));
 	}
 
 	@Test
 	void aPropertyTheTypeDoesNotHaveFailsTheRow() {
 		this.runner.run((context) -> assertThat(failure(context, "strict.line", "[{\"sku\":\"s-1\",\"quantity\":2,"
 				+ "\"quantty\":3}]"))
-			.startsWith("unreadable: the arguments cannot be read as the method's parameter types: parameter 0 ("
-					+ Line.class.getName() + "): Unrecognized property \"quantty\""));
+			.startsWith("unreadable: the arguments cannot be read as this version's parameter types: parameter 0 ("
+					+ Line.class.getName() + ") at quantty: the row holds the number 3 as 'quantty', a property"
+					+ " DurableArgumentsReadingTests.Line does not have here (it reads quantity, sku). If a version that"
+					+ " had it wrote the row, keep the property until such calls have run, or drop its value on purpose"
+					+ " with @JsonIgnoreProperties(\"quantty\") on DurableArgumentsReadingTests.Line"));
 	}
 
 	@Test
@@ -112,7 +120,9 @@ class DurableArgumentsReadingTests {
 		assertThat(context).hasNotFailed();
 		JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 		Strict strict = context.getBean(Strict.class);
-		DurableCallsContractTests.insertRow(jdbc, methodId, arguments, "PENDING", null, 0);
+		// Written by this version and changed by hand: a row of another version would be left to it.
+		DurableCallsContractTests.insertRow(jdbc, methodId, arguments, "PENDING", null, 0,
+				context.getBean(DurableCalls.class).shape(methodId));
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> !strict.received().isEmpty()
 					|| jdbc.queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class).contains("FAILED"));

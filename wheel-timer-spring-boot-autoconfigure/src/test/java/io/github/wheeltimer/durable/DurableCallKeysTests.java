@@ -75,7 +75,7 @@ class DurableCallKeysTests {
 		UUID id = UUID.randomUUID();
 		this.harness.calls.insert(id, DurableHarness.id("cancelIfUnpaid"), "o-9",
 				this.harness.arguments("cancelIfUnpaid", "o-9"), this.harness.now().minus(Duration.ofMinutes(1)), null,
-				null);
+				null, "");
 
 		this.harness.start();
 
@@ -88,7 +88,7 @@ class DurableCallKeysTests {
 	void aCallWhoseArgumentsCannotBeReadIsMarkedFailedInALineThatNamesItsKey(CapturedOutput output) {
 		UUID id = UUID.randomUUID();
 		this.harness.calls.insert(id, DurableHarness.id("cancelIfUnpaid"), "o-7", "[7] trailing garbage",
-				this.harness.now(), null, null);
+				this.harness.now(), null, null, "");
 
 		this.harness.start();
 

@@ -426,6 +426,68 @@ abstract class DurableCallsClusterTests {
 					Collectors.counting()))));
 	}
 
+	/**
+	 * A deploy that changes a durable method's parameter (version 2 adds a property), each version
+	 * in JVMs of its own: while both run, each writes and runs its own calls, and none fails; the
+	 * older alone (a rollback) leaves the newer one's calls waiting, reported, untouched past their
+	 * due time; the newer one back runs them, once each, whole.
+	 */
+	@Test
+	void aDeployThatChangesAParameterFailsNoCallAndLosesNoneThroughARollback() {
+		Database db = new Database(newDatabase());
+		Duration delay = Duration.ofSeconds(2);
+		this.cluster = new Cluster(this.testName, (name) -> instanceUrl(db.url, name),
+				settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s"));
+		Node a = this.cluster.launch("a", "cluster.versioned=1");
+		Node b = this.cluster.launch("b", "cluster.versioned=2");
+		a.awaitReady();
+		b.awaitReady();
+
+		// Both up, each writing: each version's calls run on it, whole.
+		CompletableFuture<String> older = a.send("schedule method=versioned prefix=o- count=60 pace=10");
+		CompletableFuture<String> newer = b.send("schedule method=versioned prefix=n- count=60 pace=10");
+		Set<String> made = new HashSet<>(accepted(a, older, Duration.ofSeconds(20)));
+		made.addAll(accepted(b, newer, Duration.ofSeconds(20)));
+		List<Run> runs = awaitSettled(db, 120, Duration.ofSeconds(30));
+		assertRanExactlyOnce(runs, made);
+		assertNoneEarly(runs, (run) -> delay);
+		assertThat(runs).filteredOn((run) -> run.key().startsWith("o-")).extracting(Run::version).containsOnly(1);
+		assertThat(runs).filteredOn((run) -> run.key().startsWith("n-")).extracting(Run::version).containsOnly(2);
+
+		// The rollback: the newer version goes, leaving calls the older cannot read.
+		Set<String> waiting = new HashSet<>(
+				accepted(b, b.send("schedule method=versioned prefix=w- count=40"), Duration.ofSeconds(20)));
+		b.stop(Duration.ofSeconds(30));
+		await("the waiting calls reported").atMost(Duration.ofSeconds(15))
+			.until(() -> unreadable(a) == 40);
+		Instant lastDue = db.instant("SELECT MAX(due_at) FROM " + CALLS);
+		Duration watch = Duration.between(Instant.now(), lastDue.plusSeconds(2));
+		await("the waiting calls left alone").during(watch).atMost(watch.plusSeconds(10))
+			.until(() -> db.count("SELECT COUNT(*) FROM " + CALLS + " WHERE state = 'PENDING' AND owner_id IS NULL") == 40
+					&& db.count("SELECT COUNT(*) FROM " + CALLS) == 40
+					&& db.count("SELECT COUNT(*) FROM cluster_run WHERE call_key LIKE 'w-%'") == 0);
+		assertThat(a.counts().get("failed")).isZero();
+		assertThat(a.healthDetails().get("waitingUnreadable").asLong()).isEqualTo(40);
+
+		// The deploy again: the newer version runs them, once each, with what they were written with.
+		this.cluster.start("c", "cluster.versioned=2");
+		made.addAll(waiting);
+		runs = awaitSettled(db, 160, Duration.ofSeconds(30));
+		assertRanExactlyOnce(runs, made);
+		assertNoneEarly(runs, (run) -> delay);
+		assertThat(runs).filteredOn((run) -> run.key().startsWith("w-")).allSatisfy((run) -> {
+			assertThat(run.instance()).isEqualTo("c");
+			assertThat(run.version()).isEqualTo(2);
+		});
+		assertThat(sumCounts(List.of(a)).get("failed")).isZero();
+		await("nothing reported any more").atMost(Duration.ofSeconds(10)).until(() -> unreadable(a) == 0);
+	}
+
+	/** @return the pending calls no live instance can read, as the node's report counts them */
+	private static long unreadable(Node node) {
+		return node.report().get("unreadable").valueStream().mapToLong((calls) -> calls.get("count").asLong()).sum();
+	}
+
 	@Test
 	void cancelsAndReplacesFromOtherInstancesRacingTheDueTimeEndEachCallOneWayOnly() {
 		Database db = new Database(newDatabase());

@@ -391,7 +391,7 @@ abstract class DurableCallsContractTests {
 		CallRepository repository = app.getBean(CallRepository.class);
 		UUID me = app.getBean(DurableCalls.class).instance();
 		UUID id = UUID.randomUUID();
-		repository.insert(id, "orders.far", "k-1", "[\"k-1\",null]", Instant.now().plusSeconds(60), me, null);
+		repository.insert(id, "orders.far", "k-1", "[\"k-1\",null]", Instant.now().plusSeconds(60), me, null, "");
 		assertThat(repository.start(id, me)).isTrue();
 		assertThat(repository.releaseAfterGate(id, me, 1)).isTrue();
 		Map<String, Object> row = jdbc(jdbc(app)).get(0);
@@ -468,18 +468,22 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(app)).isEmpty();
 	}
 
+	/** Its own version wrote it, and cannot read it: changed by hand, no version reads it. */
 	@Test
 	void anUnreadableRowIsMarkedFailedAndDoesNotBlockTheOthers() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		JdbcTemplate jdbc = jdbc(app);
-		insertRow(jdbc, "orders.far", "[\"bad\",\"not an instant\"]", "PENDING", null, 0);
-		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0);
+		String shape = app.getBean(DurableCalls.class).shape("orders.far");
+		insertRow(jdbc, "orders.far", "[\"bad\",\"not an instant\"]", "PENDING", null, 0, shape);
+		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0, shape);
 		awaitRuns(app, 1);
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> jdbc.queryForList("SELECT last_error FROM WHEEL_TIMER_CALL WHERE state = 'FAILED'",
 					String.class), (errors) -> errors.size() == 1);
 		assertThat(jdbc.queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
-			.startsWith("unreadable: the arguments cannot be read as the method's parameter types");
+			.startsWith("unreadable: the arguments cannot be read as this version's parameter types: parameter 1"
+					+ " (java.time.Instant): the row holds the string \"not an instant\", which this version reads as"
+					+ " java.time.Instant");
 		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("good");
 	}
 
@@ -973,11 +977,21 @@ abstract class DurableCallsContractTests {
 
 	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,
 			int attempts) {
+		insertRow(jdbc, methodId, arguments, state, owner, attempts, "");
+	}
+
+	/**
+	 * Inserts a row by SQL, due a second ago.
+	 * @param shape the argument shape of the version that wrote it: empty as before the tables
+	 * recorded shapes; an instance's own ({@link DurableCalls#shape}) for a row it wrote, changed by hand
+	 */
+	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,
+			int attempts, String shape) {
 		DurableDialect dialect = dialect(jdbc);
-		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts)"
-				+ " VALUES (?, ?, ?, ?, ?, ?, ?)", dialect.id(UUID.randomUUID()), methodId, arguments,
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts, shape)"
+				+ " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", dialect.id(UUID.randomUUID()), methodId, arguments,
 				dialect.instant(Instant.now().minusSeconds(1)), state, (owner != null) ? dialect.id(owner) : null,
-				attempts);
+				attempts, shape);
 	}
 
 	@Test
@@ -1103,6 +1117,73 @@ abstract class DurableCallsContractTests {
 
 	private static int number(Object value) {
 		return ((Number) value).intValue();
+	}
+
+	/**
+	 * A rolling deploy: two versions of the application up at once, the second with a property
+	 * more in the method's parameter, each writing calls. Each version's calls run on that version,
+	 * with every property they were written with: none is failed by the version that cannot read
+	 * it, and none is read by the other with a property defaulted.
+	 */
+	@Test
+	void duringARollingDeployEachVersionRunsTheCallsItWroteAndFailsNone() {
+		String url = newDatabase();
+		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url);
+		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url);
+		for (int i = 0; i < 10; i++) {
+			v1.getBean(Deploys.RemindersV1.class).remind(new Deploys.Ref("a" + i, i));
+			v2.getBean(Deploys.RemindersV2.class).remind(new Deploys.RefWithCurrency("b" + i, i, "EUR"));
+		}
+		JdbcTemplate jdbc = jdbc(v1);
+		await().atMost(Duration.ofSeconds(30)).until(() -> Deploys.runs(jdbc, "").size() == 20);
+		assertThat(Deploys.runs(jdbc, "a")).allMatch((run) -> run.matches("a\\d v1 \\d null"));
+		assertThat(Deploys.runs(jdbc, "b")).allMatch((run) -> run.matches("b\\d v2 \\d EUR"));
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Integer.class)).isZero();
+		assertThat(v1.getBean(DurableCalls.class).counts().failed()).isZero();
+		assertThat(v2.getBean(DurableCalls.class).counts().failed()).isZero();
+	}
+
+	/**
+	 * A rollback, then the deploy again: the older version alone leaves the newer one's calls
+	 * waiting, reported, and fails none; they run, whole, once the newer version is back. The newer
+	 * version alone runs the older one's calls, the property it added empty: adding a property is a
+	 * compatible change.
+	 */
+	@Test
+	void aRollbackLeavesTheNewerVersionsCallsWaitingUntilItIsBackAndTheNewerVersionRunsTheOlderOnes() {
+		String url = newDatabase();
+		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url);
+		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url);
+		for (int i = 0; i < 10; i++) {
+			v2.getBean(Deploys.RemindersV2.class).remind(new Deploys.RefWithCurrency("b" + i, i, "EUR"));
+		}
+		// The rollback: the newer version goes, its calls not due yet.
+		v2.close();
+		JdbcTemplate jdbc = jdbc(v1);
+		DurableCalls older = v1.getBean(DurableCalls.class);
+		String newerShape = jdbc.queryForObject("SELECT DISTINCT shape FROM WHEEL_TIMER_CALL", String.class);
+		assertThat(newerShape).hasSize(16).isNotEqualTo(older.shape(Deploys.METHOD));
+		List<UnreadableCalls> unreadable = await().atMost(Duration.ofSeconds(30))
+			.until(() -> older.report(10).unreadable(), (waiting) -> waiting.size() == 1 && waiting.get(0).count() == 10);
+		assertThat(unreadable.get(0).methodId()).isEqualTo(Deploys.METHOD);
+		assertThat(unreadable.get(0).shape()).isEqualTo(newerShape);
+		assertThat(Deploys.runs(jdbc, "")).isEmpty();
+		assertThat(jdbc.queryForList("SELECT DISTINCT state FROM WHEEL_TIMER_CALL", String.class))
+			.containsExactly("PENDING");
+		assertThat(older.counts().failed()).isZero();
+		// The deploy again: the newer version runs its calls as they were written.
+		ConfigurableApplicationContext v2Again = start(new Class<?>[] { Deploys.V2.class }, url);
+		await().atMost(Duration.ofSeconds(30)).until(() -> Deploys.runs(jdbc, "b").size() == 10);
+		assertThat(Deploys.runs(jdbc, "b")).allMatch((run) -> run.matches("b\\d v2 \\d EUR"));
+		// The older version's last calls, left as it goes: the newer one runs them, currency empty.
+		for (int i = 0; i < 10; i++) {
+			v1.getBean(Deploys.RemindersV1.class).remind(new Deploys.Ref("a" + i, i));
+		}
+		v1.close();
+		await().atMost(Duration.ofSeconds(30)).until(() -> Deploys.runs(jdbc, "a").size() == 10);
+		assertThat(Deploys.runs(jdbc, "a")).allMatch((run) -> run.matches("a\\d v2 \\d null"));
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Integer.class)).isZero();
+		assertThat(v2Again.getBean(DurableCalls.class).counts().failed()).isZero();
 	}
 
 	static JdbcTemplate jdbc(ConfigurableApplicationContext app) {

@@ -141,7 +141,7 @@ final class DurableHarness implements AutoCloseable {
 	 */
 	UUID insertPending(String method, Duration dueIn, Object... arguments) {
 		UUID id = UUID.randomUUID();
-		this.calls.insert(id, id(method), null, arguments(method, arguments), now().plus(dueIn), null, null);
+		this.calls.insert(id, id(method), null, arguments(method, arguments), now().plus(dueIn), null, null, "");
 		return id;
 	}
 

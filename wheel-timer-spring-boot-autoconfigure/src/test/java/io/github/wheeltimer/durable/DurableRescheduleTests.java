@@ -63,7 +63,7 @@ class DurableRescheduleTests {
 			UUID id = harness.insertPending("remind", Duration.ofMinutes(30), "o-3");
 			// Started as the instance's own gate would start it: the row is running, attempt 1.
 			UUID self = harness.durable.instance();
-			harness.calls.claim(self, harness.now().plus(Duration.ofHours(1)), List.of(DurableHarness.id("remind")), 10);
+			harness.calls.claim(self, harness.now().plus(Duration.ofHours(1)), List.of(DurableHarness.id("remind")), List.of(), 10);
 			assertThat(harness.calls.start(List.of(id), self).passed()).containsExactly(id);
 			assertThat(harness.durable.find(id).state()).isEqualTo(CallState.RUNNING);
 			assertThat(harness.durable.reschedule(id, harness.now())).isNull();

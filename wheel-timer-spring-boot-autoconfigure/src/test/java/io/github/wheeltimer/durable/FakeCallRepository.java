@@ -96,6 +96,8 @@ final class FakeCallRepository implements CallRepository {
 
 		@Nullable String startedKey;
 
+		String shape = "";
+
 		Row(UUID id, String methodId, @Nullable String callKey, String arguments, Instant due, String state,
 				@Nullable UUID owner, @Nullable String traceParent) {
 			this.id = id;
@@ -170,7 +172,7 @@ final class FakeCallRepository implements CallRepository {
 
 	@Override
 	public void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
-			@Nullable UUID owner, @Nullable String traceParent) {
+			@Nullable UUID owner, @Nullable String traceParent, String shape) {
 		this.statements.sent("insert");
 		String state = (owner != null) ? CLAIMED : PENDING;
 		synchronized (this.db) {
@@ -180,6 +182,7 @@ final class FakeCallRepository implements CallRepository {
 				throw new DuplicateKeyException("A call with id " + id + " exists (fake)");
 			}
 			Row row = new Row(id, methodId, key, arguments, due, state, owner, traceParent);
+			row.shape = shape;
 			if (replaced != null) {
 				// The upsert updates the row that holds the key: the columns a new call sets, and only those.
 				this.rows.remove(replaced.id);
@@ -213,7 +216,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit) {
+	public List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds,
+			Collection<MethodShape> skipped, int limit) {
 		this.statements.sent("claim");
 		if (methodIds.isEmpty()) {
 			return List.of();
@@ -222,7 +226,8 @@ final class FakeCallRepository implements CallRepository {
 			// A stable sort: rows due at the same time go in insertion order.
 			List<Row> due = this.rows.values()
 				.stream()
-				.filter((row) -> row.in(PENDING) && !row.due.isAfter(until) && methodIds.contains(row.methodId))
+				.filter((row) -> row.in(PENDING) && !row.due.isAfter(until) && methodIds.contains(row.methodId)
+						&& !skipped.contains(new MethodShape(row.methodId, row.shape)))
 				.sorted(Comparator.comparing((Row row) -> row.due))
 				.limit(limit)
 				.toList();
@@ -231,7 +236,7 @@ final class FakeCallRepository implements CallRepository {
 				row.state = CLAIMED;
 				row.owner = owner;
 				claimed.add(new ClaimedCall(row.id, row.methodId, row.callKey, row.startedKey, row.arguments, row.due, tries(row),
-						row.traceParent));
+						row.traceParent, row.shape));
 			}
 			return claimed;
 		}
@@ -477,6 +482,22 @@ final class FakeCallRepository implements CallRepository {
 				.stream()
 				.filter((row) -> row.in(PENDING) && !known.contains(row.methodId))
 				.toList(), (row) -> row.methodId);
+		}
+	}
+
+	@Override
+	public List<UnreadableCalls> pendingOfShapes(Collection<MethodShape> shapes) {
+		this.statements.sent("pendingOfShapes");
+		synchronized (this.db) {
+			return shapes.stream().map((pair) -> {
+				List<Row> rows = this.rows.values()
+					.stream()
+					.filter((row) -> row.in(PENDING) && row.methodId.equals(pair.methodId())
+							&& row.shape.equals(pair.shape()))
+					.toList();
+				return new UnreadableCalls(pair.methodId(), pair.shape(), rows.size(),
+						rows.stream().map((row) -> row.due).min(Comparator.naturalOrder()).orElse(null));
+			}).filter((calls) -> calls.count() > 0).toList();
 		}
 	}
 

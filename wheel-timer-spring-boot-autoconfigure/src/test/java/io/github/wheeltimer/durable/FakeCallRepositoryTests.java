@@ -41,10 +41,10 @@ class FakeCallRepositoryTests {
 	void theGatePassesOnlyForTheOwnerOfAClaimedRowWhoseHeartbeatIsWithinTheLease() {
 		UUID id = insert("k", this.me);
 		assertThat(this.calls.start(id, this.me)).as("no heartbeat yet").isFalse();
-		this.instances.heartbeat(this.me, "me", List.of(METHOD));
+		this.instances.heartbeat(this.me, "me", List.of(METHOD), "", false);
 		this.instances.advanceClock(LEASE);
 		assertThat(this.calls.start(id, this.me)).as("a whole lease old: lapsed").isFalse();
-		this.instances.heartbeat(this.me, "me", List.of(METHOD));
+		this.instances.heartbeat(this.me, "me", List.of(METHOD), "", false);
 		assertThat(this.calls.start(id, UUID.randomUUID())).as("not the owner").isFalse();
 		assertThat(this.calls.start(id, this.me)).isTrue();
 		CallRow row = this.calls.row(id);
@@ -61,13 +61,13 @@ class FakeCallRepositoryTests {
 		UUID early = insertDue(DUE, null);
 		insertDue(DUE.plusSeconds(3), null);
 		UUID claimed = insertDue(DUE.minusSeconds(1), UUID.randomUUID());
-		this.calls.insert(UUID.randomUUID(), "Other.method", null, "[]", DUE, null, null);
-		List<ClaimedCall> rows = this.calls.claim(this.me, DUE.plusSeconds(2), Set.of(METHOD), 2);
+		this.calls.insert(UUID.randomUUID(), "Other.method", null, "[]", DUE, null, null, "");
+		List<ClaimedCall> rows = this.calls.claim(this.me, DUE.plusSeconds(2), Set.of(METHOD), List.of(), 2);
 		assertThat(rows).extracting(ClaimedCall::id).containsExactly(early, late);
 		assertThat(this.calls.row(early).owner()).isEqualTo(this.me);
 		assertThat(this.calls.row(claimed).state()).isEqualTo(CLAIMED);
-		assertThat(this.calls.claim(this.me, DUE.plusSeconds(2), Set.of(METHOD), 2)).isEmpty();
-		assertThat(this.calls.claim(this.me, DUE.plusSeconds(9), List.of(), 2)).isEmpty();
+		assertThat(this.calls.claim(this.me, DUE.plusSeconds(2), Set.of(METHOD), List.of(), 2)).isEmpty();
+		assertThat(this.calls.claim(this.me, DUE.plusSeconds(9), List.of(), List.of(), 2)).isEmpty();
 	}
 
 	@Test
@@ -75,8 +75,8 @@ class FakeCallRepositoryTests {
 		UUID first = insert("k", this.me);
 		UUID second = insert("k", null);
 		assertThat(this.calls.rows()).extracting(CallRow::id, CallRow::state).containsExactly(tuple(second, PENDING));
-		this.instances.heartbeat(this.me, "me", List.of());
-		this.calls.claim(this.me, DUE, Set.of(METHOD), 10);
+		this.instances.heartbeat(this.me, "me", List.of(), "", false);
+		this.calls.claim(this.me, DUE, Set.of(METHOD), List.of(), 10);
 		assertThat(this.calls.start(second, this.me)).isTrue();
 		UUID third = insert("k", null);
 		assertThat(this.calls.rows()).extracting(CallRow::id).containsExactly(second, third);
@@ -85,7 +85,7 @@ class FakeCallRepositoryTests {
 
 	@Test
 	void cancelsTakeOnlyPendingOrClaimedCalls() {
-		this.instances.heartbeat(this.me, "me", List.of());
+		this.instances.heartbeat(this.me, "me", List.of(), "", false);
 		UUID running = insert("running", this.me);
 		this.calls.start(running, this.me);
 		assertThat(this.calls.cancel(METHOD, "running")).isFalse();
@@ -100,7 +100,7 @@ class FakeCallRepositoryTests {
 
 	@Test
 	void failAndFinishAreGuardedByOwnerStateAndAttempt() {
-		this.instances.heartbeat(this.me, "me", List.of());
+		this.instances.heartbeat(this.me, "me", List.of(), "", false);
 		UUID id = insert("k", this.me);
 		assertThat(this.calls.fail(id, this.me, 1, "boom")).as("not running").isFalse();
 		this.calls.start(id, this.me);
@@ -117,12 +117,12 @@ class FakeCallRepositoryTests {
 	@Test
 	void releaseDeadOwnersPutsBackTheClaimedAndRunningCallsOfInstancesWhoseLeaseRanOut() {
 		UUID dead = UUID.randomUUID();
-		this.instances.heartbeat(dead, "dead", List.of());
+		this.instances.heartbeat(dead, "dead", List.of(), "", false);
 		UUID running = insert("a", dead);
 		this.calls.start(running, dead);
 		UUID held = insert("b", dead);
 		this.instances.advanceClock(LEASE);
-		this.instances.heartbeat(this.me, "me", List.of());
+		this.instances.heartbeat(this.me, "me", List.of(), "", false);
 		UUID mine = insert("c", this.me);
 		assertThat(this.calls.releaseDeadOwners()).containsOnlyKeys(running, held).containsValues(dead);
 		assertThat(this.calls.rows(PENDING)).hasSize(2);
@@ -132,7 +132,7 @@ class FakeCallRepositoryTests {
 
 	@Test
 	void aRequeueGivesTheKeyBackUnlessAPendingCallHoldsIt() {
-		this.instances.heartbeat(this.me, "me", List.of());
+		this.instances.heartbeat(this.me, "me", List.of(), "", false);
 		UUID free = failed("free");
 		UUID held = failed("held");
 		UUID holder = insert("held", null);
@@ -153,24 +153,24 @@ class FakeCallRepositoryTests {
 		this.calls.statements().failNext("claim", 2, FakeStatements::unreachable);
 		for (int i = 0; i < 2; i++) {
 			assertThatExceptionOfType(DataAccessResourceFailureException.class)
-				.isThrownBy(() -> this.calls.claim(this.me, DUE, Set.of(METHOD), 1))
+				.isThrownBy(() -> this.calls.claim(this.me, DUE, Set.of(METHOD), List.of(), 1))
 				.satisfies((ex) -> assertThat(DatabaseFailure.of(ex)).isEqualTo(DatabaseFailure.UNREACHABLE));
 		}
 		assertThat(this.calls.cancel(UUID.randomUUID())).isFalse();
-		assertThat(this.calls.claim(this.me, DUE, Set.of(METHOD), 1)).isEmpty();
+		assertThat(this.calls.claim(this.me, DUE, Set.of(METHOD), List.of(), 1)).isEmpty();
 		assertThat(this.calls.statements().count("claim")).isEqualTo(3);
 		assertThat(this.calls.statements().count("cancelById")).isOne();
 	}
 
 	private UUID insert(String key, UUID owner) {
 		UUID id = UUID.randomUUID();
-		this.calls.insert(id, METHOD, key, "[]", DUE, owner, null);
+		this.calls.insert(id, METHOD, key, "[]", DUE, owner, null, "");
 		return id;
 	}
 
 	private UUID insertDue(Instant due, UUID owner) {
 		UUID id = UUID.randomUUID();
-		this.calls.insert(id, METHOD, null, "[]", due, owner, null);
+		this.calls.insert(id, METHOD, null, "[]", due, owner, null, "");
 		return id;
 	}
 

@@ -36,10 +36,11 @@ final class FakeInstanceRepository implements InstanceRepository {
 	private volatile @Nullable FakeCallRepository calls;
 
 	/** A row of the instances' table. */
-	private record Instance(UUID id, String name, Instant startedAt, Instant heartbeat, List<String> methods) {
+	private record Instance(UUID id, String name, Instant startedAt, Instant heartbeat, List<String> methods,
+			String shapes) {
 
-		Instance beat(Instant at) {
-			return new Instance(this.id, this.name, this.startedAt, at, this.methods);
+		Instance beat(Instant at, String shapes) {
+			return new Instance(this.id, this.name, this.startedAt, at, this.methods, shapes);
 		}
 
 	}
@@ -73,7 +74,7 @@ final class FakeInstanceRepository implements InstanceRepository {
 	 */
 	synchronized void beatAt(UUID instance, String name, Instant at) {
 		Instance row = this.rows.get(instance);
-		this.rows.put(instance, (row != null) ? row.beat(at) : new Instance(instance, name, at, at, List.of()));
+		this.rows.put(instance, (row != null) ? row.beat(at, row.shapes()) : new Instance(instance, name, at, at, List.of(), ""));
 	}
 
 	/** @return the instance's last heartbeat, or {@code null} if it has no row */
@@ -92,13 +93,14 @@ final class FakeInstanceRepository implements InstanceRepository {
 	}
 
 	@Override
-	public void heartbeat(UUID instance, String name, Collection<String> methods) {
+	public void heartbeat(UUID instance, String name, Collection<String> methods, String shapes,
+			boolean shapesChanged) {
 		this.statements.sent("heartbeat");
 		synchronized (this) {
 			Instance row = this.rows.get(instance);
-			this.rows.put(instance, (row != null) ? row.beat(this.now)
+			this.rows.put(instance, (row != null) ? row.beat(this.now, shapesChanged ? shapes : row.shapes())
 					: new Instance(instance, StoredText.of(name, CallRepository.NAME_LENGTH), this.now, this.now,
-							List.copyOf(methods)));
+							List.copyOf(methods), shapes));
 		}
 	}
 
@@ -127,10 +129,15 @@ final class FakeInstanceRepository implements InstanceRepository {
 	}
 
 	@Override
-	public int alive(Duration lease) {
+	public List<@Nullable Map<String, MethodShapes>> alive(Duration lease) {
 		this.statements.sent("alive");
 		synchronized (this) {
-			return (int) this.rows.keySet().stream().filter((id) -> isAliveLocked(id, lease)).count();
+			List<@Nullable Map<String, MethodShapes>> alive = new ArrayList<>();
+			this.rows.values()
+				.stream()
+				.filter((row) -> isAliveLocked(row.id(), lease))
+				.forEach((row) -> alive.add(MethodShapes.parse(row.shapes())));
+			return alive;
 		}
 	}
 
@@ -143,7 +150,7 @@ final class FakeInstanceRepository implements InstanceRepository {
 			for (Instance row : this.rows.values()) {
 				long held = (calls != null) ? calls.ownedByLocked(row.id()) : 0;
 				statuses.add(new InstanceStatus(row.id(), row.name(), row.heartbeat(), isAliveLocked(row.id(), lease),
-						held, row.methods()));
+						held, row.methods(), MethodShapes.parse(row.shapes())));
 			}
 			statuses.sort(Comparator.comparing(InstanceStatus::name).thenComparing(InstanceStatus::id));
 			return statuses;

@@ -124,7 +124,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 			frozen.setTransactionIsolation(isolation(dialect.ownTransactionIsolation(), frozen));
 			frozen.setAutoCommit(false);
 			try (PreparedStatement claim = frozen.prepareStatement(JdbcCallRepository.claimSelect(dialect,
-					DurableTables.withPrefix("WHEEL_TIMER_"), "id", 1))) {
+					DurableTables.withPrefix("WHEEL_TIMER_"), "id", 1, 0))) {
 				claim.setString(1, dialect.instant(Instant.now().plusSeconds(60)).toString());
 				claim.setString(2, "orders.far");
 				claim.setInt(3, 100);
@@ -209,7 +209,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		}
 		jdbc.execute("ANALYZE TABLE WHEEL_TIMER_CALL");
 		String claim = JdbcCallRepository.claimStatement(MySqlDialect.mariaDb(),
-				DurableTables.withPrefix("WHEEL_TIMER_"), 2);
+				DurableTables.withPrefix("WHEEL_TIMER_"), 2, 0);
 		assertThat(claim).contains("LIMIT ? FOR UPDATE SKIP LOCKED");
 		List<String> keys = jdbc.query("EXPLAIN " + claim.replaceFirst("\\?", "UTC_TIMESTAMP(6)")
 			.replaceFirst("\\?", "'orders.far'")

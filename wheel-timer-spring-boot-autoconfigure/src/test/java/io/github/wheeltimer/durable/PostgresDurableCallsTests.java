@@ -56,7 +56,7 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 				+ " CASE WHEN n % 50 = 0 THEN 'PENDING' ELSE 'FAILED' END FROM generate_series(1, 20000) n");
 		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
 		// The repository's own statement (one UPDATE ... RETURNING), with its parameters written in.
-		String claim = JdbcCallRepository.claimStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"), 2);
+		String claim = JdbcCallRepository.claimStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"), 2, 0);
 		assertThat(claim).startsWith("UPDATE ").contains(" RETURNING ");
 		List<String> plan = jdbc.queryForList("EXPLAIN " + claim
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")

@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 
 import io.github.wheeltimer.durable.CallCount;
 import io.github.wheeltimer.durable.CallRepository;
+import io.github.wheeltimer.durable.CallRepository.MethodShape;
 import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.ClaimedCall;
 import io.github.wheeltimer.durable.FailedCall;
@@ -29,6 +30,7 @@ import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.StoredText;
 import io.github.wheeltimer.durable.Tries;
+import io.github.wheeltimer.durable.UnreadableCalls;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -81,11 +83,11 @@ public final class JdbcCallRepository implements CallRepository {
 
 	/** The columns a new call sets, in the order {@link #insert} binds them. */
 	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
-			+ " trace_parent, created_at, failures, retries, retrying_since, finished_at, last_error";
+			+ " trace_parent, shape, created_at, failures, retries, retrying_since, finished_at, last_error";
 
 	/** The columns a claim reads, in the order {@link #claimed} reads them. */
 	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent,"
-			+ " failures, retries, retrying_since, started_key";
+			+ " failures, retries, retrying_since, started_key, shape";
 
 	/** What claims a row, binding its new owner. */
 	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
@@ -129,7 +131,7 @@ public final class JdbcCallRepository implements CallRepository {
 		this.tables = tables;
 		this.calls = tables.calls();
 		// A new call, or one that replaces a waiting call by its key: no history, whatever that one had.
-		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, " + dialect.now() + ", 0, 0, NULL, NULL, NULL";
+		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, ?, " + dialect.now() + ", 0, 0, NULL, NULL, NULL";
 		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + values + ")";
 		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, values);
 		this.lease = lease;
@@ -172,11 +174,19 @@ public final class JdbcCallRepository implements CallRepository {
 	/**
 	 * The claim's locking select.
 	 * @param columns the columns it reads
-	 * @return the select, binding the due time to claim up to, the method ids, then the limit
+	 * @param skipped how many method and shape pairs it leaves pending (none while every instance
+	 * runs one version)
+	 * @return the select, binding the due time to claim up to, the method ids, each skipped pair's
+	 * method id and shape, then the limit
 	 */
-	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds) {
-		return dialect.skipLocked(dialect.limit("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
-				+ PENDING + "' AND due_at <= ? AND method_id IN (" + placeholders(methodIds) + ") ORDER BY due_at"));
+	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds,
+			int skipped) {
+		StringBuilder select = new StringBuilder("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
+				+ PENDING + "' AND due_at <= ? AND method_id IN (" + placeholders(methodIds) + ")");
+		for (int i = 0; i < skipped; i++) {
+			select.append(" AND NOT (method_id = ? AND shape = ?)");
+		}
+		return dialect.skipLocked(dialect.limit(select.append(" ORDER BY due_at").toString()));
 	}
 
 	/**
@@ -184,22 +194,23 @@ public final class JdbcCallRepository implements CallRepository {
 	 * select of the portable pair.
 	 * @return the statement; the one-statement claim binds the owner first
 	 */
-	public static String claimStatement(DurableDialect dialect, DurableTables tables, int methodIds) {
-		String returning = claimReturning(dialect, tables, methodIds);
-		return (returning != null) ? returning : claimSelect(dialect, tables, CLAIMED_COLUMNS, methodIds);
+	public static String claimStatement(DurableDialect dialect, DurableTables tables, int methodIds, int skipped) {
+		String returning = claimReturning(dialect, tables, methodIds, skipped);
+		return (returning != null) ? returning : claimSelect(dialect, tables, CLAIMED_COLUMNS, methodIds, skipped);
 	}
 
 	/** @return the dialect's one-statement claim, binding the owner first, or {@code null} */
-	private static @Nullable String claimReturning(DurableDialect dialect, DurableTables tables, int methodIds) {
+	private static @Nullable String claimReturning(DurableDialect dialect, DurableTables tables, int methodIds,
+			int skipped) {
 		return dialect.returning("UPDATE " + tables.calls() + " SET " + CLAIM + " WHERE "
-				+ dialect.inSubquery("id", claimSelect(dialect, tables, "id", methodIds)), CLAIMED_COLUMNS);
+				+ dialect.inSubquery("id", claimSelect(dialect, tables, "id", methodIds, skipped)), CLAIMED_COLUMNS);
 	}
 
 	@Override
 	public void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
-			@Nullable UUID owner, @Nullable String traceParent) {
+			@Nullable UUID owner, @Nullable String traceParent, String shape) {
 		Object[] values = { this.dialect.id(id), methodId, key, arguments, this.dialect.instant(due),
-				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent };
+				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent, shape };
 		if (key == null) {
 			update(this.insert, values);
 			return;
@@ -240,15 +251,20 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds, int limit) {
+	public List<ClaimedCall> claim(UUID owner, Instant until, Collection<String> methodIds,
+			Collection<MethodShape> skipped, int limit) {
 		if (methodIds.isEmpty()) {
 			return List.of();
 		}
-		List<Object> arguments = new ArrayList<>(methodIds.size() + 3);
+		List<Object> arguments = new ArrayList<>(methodIds.size() + 2 * skipped.size() + 3);
 		arguments.add(this.dialect.instant(until));
 		arguments.addAll(methodIds);
+		for (MethodShape pair : skipped) {
+			arguments.add(pair.methodId());
+			arguments.add(pair.shape());
+		}
 		arguments.add(limit);
-		String returning = claimReturning(this.dialect, this.tables, methodIds.size());
+		String returning = claimReturning(this.dialect, this.tables, methodIds.size(), skipped.size());
 		if (returning != null) {
 			arguments.add(0, this.dialect.id(owner));
 			List<ClaimedCall> claimed = new ArrayList<>(
@@ -257,7 +273,7 @@ public final class JdbcCallRepository implements CallRepository {
 			claimed.sort(Comparator.comparing(ClaimedCall::due));
 			return claimed;
 		}
-		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size());
+		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size(), skipped.size());
 		List<ClaimedCall> rows = inOwnTransaction((status) -> {
 			List<ClaimedCall> claimed = this.jdbc.query(select, this::claimed, arguments.toArray());
 			if (!claimed.isEmpty()) {
@@ -556,6 +572,25 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
+	public List<UnreadableCalls> pendingOfShapes(Collection<MethodShape> shapes) {
+		if (shapes.isEmpty()) {
+			return List.of();
+		}
+		List<Object> arguments = new ArrayList<>(2 * shapes.size());
+		StringBuilder pairs = new StringBuilder();
+		for (MethodShape pair : shapes) {
+			pairs.append(pairs.isEmpty() ? "" : " OR ").append("(method_id = ? AND shape = ?)");
+			arguments.add(pair.methodId());
+			arguments.add(pair.shape());
+		}
+		return this.jdbc.query("SELECT method_id, shape, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
+				+ PENDING + "' AND (" + pairs + ") GROUP BY method_id, shape ORDER BY method_id, shape",
+				(rs, n) -> new UnreadableCalls(rs.getString(1), rs.getString(2), rs.getLong(3),
+						this.dialect.instant(rs, 4)),
+				arguments.toArray());
+	}
+
+	@Override
 	public List<FailedCall> failed(@Nullable String methodId, int limit) {
 		String select = this.dialect.limit("SELECT id, method_id, started_key, attempts, finished_at, last_error FROM "
 				+ this.calls + " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
@@ -810,7 +845,7 @@ public final class JdbcCallRepository implements CallRepository {
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
 		Instant due = this.dialect.instant(rs, 5);
 		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(11), rs.getString(4),
-				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 8), rs.getString(7));
+				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 8), rs.getString(7), rs.getString(12));
 	}
 
 	/** @param failures the column of failures, followed by retries and retrying_since */

@@ -3,6 +3,7 @@ package io.github.wheeltimer.durable.jdbc;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -10,6 +11,7 @@ import javax.sql.DataSource;
 import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.InstanceRepository;
 import io.github.wheeltimer.durable.InstanceStatus;
+import io.github.wheeltimer.durable.MethodShapes;
 import io.github.wheeltimer.durable.StoredText;
 import org.jspecify.annotations.Nullable;
 
@@ -44,14 +46,19 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 	}
 
 	@Override
-	public void heartbeat(UUID instance, String name, Collection<String> methods) {
+	public void heartbeat(UUID instance, String name, Collection<String> methods, String shapes,
+			boolean shapesChanged) {
 		Object id = this.dialect.id(instance);
 		String now = this.dialect.now();
-		if (this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = " + now + " WHERE id = ?",
-				id) == 0) {
-			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, started_at, heartbeat_at, methods)"
-					+ " VALUES (?, ?, " + now + ", " + now + ", ?)", id, StoredText.of(name, CallRepository.NAME_LENGTH),
-					String.join(METHOD_SEPARATOR, methods));
+		int beat = shapesChanged
+				? this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = " + now + ", shapes = ?"
+						+ " WHERE id = ?", shapes, id)
+				: this.jdbc.update("UPDATE " + this.tables.instances() + " SET heartbeat_at = " + now + " WHERE id = ?",
+						id);
+		if (beat == 0) {
+			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, started_at, heartbeat_at, methods,"
+					+ " shapes) VALUES (?, ?, " + now + ", " + now + ", ?, ?)", id,
+					StoredText.of(name, CallRepository.NAME_LENGTH), String.join(METHOD_SEPARATOR, methods), shapes);
 		}
 	}
 
@@ -70,16 +77,17 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 	public List<InstanceStatus> instances(Duration lease) {
 		return this.jdbc.query("SELECT i.id, i.name, i.heartbeat_at, CASE WHEN i.heartbeat_at > "
 				+ this.dialect.before(lease) + " THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM " + this.tables.calls()
-				+ " c WHERE c.owner_id = i.id), i.methods FROM " + this.tables.instances() + " i ORDER BY i.name, i.id",
+				+ " c WHERE c.owner_id = i.id), i.methods, i.shapes FROM " + this.tables.instances()
+				+ " i ORDER BY i.name, i.id",
 				(rs, n) -> new InstanceStatus(this.dialect.id(rs, 1), rs.getString(2), this.dialect.instant(rs, 3),
-						rs.getInt(4) == 1, rs.getLong(5), methods(rs.getString(6))));
+						rs.getInt(4) == 1, rs.getLong(5), methods(rs.getString(6)), MethodShapes.parse(rs.getString(7))));
 	}
 
+	/** One row per live instance, a few short lines each: the count a poll used to read, and what it leaves. */
 	@Override
-	public int alive(Duration lease) {
-		Integer alive = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.tables.instances()
-				+ " WHERE heartbeat_at > " + this.dialect.before(lease), Integer.class);
-		return (alive != null) ? alive : 0;
+	public List<@Nullable Map<String, MethodShapes>> alive(Duration lease) {
+		return this.jdbc.query("SELECT shapes FROM " + this.tables.instances() + " WHERE heartbeat_at > "
+				+ this.dialect.before(lease), (rs, n) -> MethodShapes.parse(rs.getString(1)));
 	}
 
 	private static List<String> methods(@Nullable String joined) {

@@ -93,8 +93,8 @@ public class MySqlDialect extends DurableDialect {
 		return "INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ") ON DUPLICATE KEY UPDATE"
 				+ " id = VALUES(id), arguments = VALUES(arguments), due_at = VALUES(due_at), state = VALUES(state),"
 				+ " owner_id = VALUES(owner_id), attempts = 0, trace_parent = VALUES(trace_parent),"
-				+ " created_at = VALUES(created_at), failures = 0, retries = 0, retrying_since = NULL,"
-				+ " finished_at = NULL, last_error = NULL";
+				+ " shape = VALUES(shape), created_at = VALUES(created_at), failures = 0, retries = 0,"
+				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL";
 	}
 
 	@Override

@@ -30,8 +30,8 @@ public class PostgresDialect extends DurableDialect {
 		return "INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ")"
 				+ " ON CONFLICT (method_id, call_key) DO UPDATE SET id = EXCLUDED.id, arguments = EXCLUDED.arguments,"
 				+ " due_at = EXCLUDED.due_at, state = EXCLUDED.state, owner_id = EXCLUDED.owner_id, attempts = 0,"
-				+ " trace_parent = EXCLUDED.trace_parent, created_at = EXCLUDED.created_at, failures = 0, retries = 0,"
-				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL";
+				+ " trace_parent = EXCLUDED.trace_parent, shape = EXCLUDED.shape, created_at = EXCLUDED.created_at,"
+				+ " failures = 0, retries = 0, retrying_since = NULL, finished_at = NULL, last_error = NULL";
 	}
 
 	/**

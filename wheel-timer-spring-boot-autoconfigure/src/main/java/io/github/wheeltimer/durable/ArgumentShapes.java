@@ -1,0 +1,202 @@
+package io.github.wheeltimer.durable;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.wheeltimer.durable.CallRepository.MethodShape;
+import org.apache.commons.logging.Log;
+import io.github.wheeltimer.durable.CallRepository.MethodShape;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which calls this instance reads, when several versions of the application share the calls (a
+ * rolling deploy, a rollback): each row records the argument shape of the version that wrote it,
+ * and each instance publishes, in its row, its own shape of each method and the shapes it found
+ * it cannot read. From that:
+ * <ul>
+ * <li>a call written by another version that is alive is left to that version: it reads it as it
+ * was written, with nothing defaulted or dropped;</li>
+ * <li>a call whose writer's version is gone is read by whichever instance can: the poll tries its
+ * arguments as it claims it, and one it cannot read goes back to pending at once, and calls of
+ * that method and shape are not claimed here again (this instance's code does not change while it
+ * runs);</li>
+ * <li>a call that every live instance knowing its method has found unreadable waits, and is
+ * reported, until an instance that reads it starts.</li>
+ * </ul>
+ * Threads: the poll thread adds what this instance cannot read and replaces its view of the other
+ * live instances; the heartbeat thread reads what to publish; report readers read both. The
+ * unreadable shapes are a concurrent map of concurrent sets, and the view an immutable map behind
+ * a volatile field, so each reader sees a whole state.
+ */
+final class ArgumentShapes {
+
+	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+
+	private final DurableMethods methods;
+
+	/** By method id: the shapes this instance tried and cannot read. Added to by the poll thread only. */
+	private final Map<String, Set<String>> unreadable = new ConcurrentHashMap<>();
+
+	/** Bumped by each addition to {@link #unreadable}, after it: what the heartbeat publishes anew. */
+	private volatile int changes;
+
+	/** By method id: the own shapes of the other live instances, as the last poll read them. */
+	private volatile Map<String, Set<String>> liveWriters = Map.of();
+
+	ArgumentShapes(DurableMethods methods) {
+		this.methods = methods;
+	}
+
+	/**
+	 * Notes the other live instances, at each poll.
+	 * @param live the shapes each live instance published, {@code null} for an instance of an older
+	 * starter (it publishes none, and is left nothing: it claims what it claims)
+	 */
+	void live(Collection<@Nullable Map<String, MethodShapes>> live) {
+		Map<String, Set<String>> writers = new HashMap<>();
+		for (Map<String, MethodShapes> instance : live) {
+			if (instance != null) {
+				instance.forEach((method, shapes) -> writers.computeIfAbsent(method, (id) -> new HashSet<>())
+					.add(shapes.shape()));
+			}
+		}
+		this.liveWriters = writers;
+	}
+
+	/**
+	 * The method and shape pairs a claim leaves: those of other live versions, and those this
+	 * instance cannot read. Empty while every instance runs one version.
+	 * @param claimable the methods the claim takes
+	 * @return the pairs to leave
+	 */
+	List<MethodShape> skipped(Collection<String> claimable) {
+		Map<String, Set<String>> writers = this.liveWriters;
+		if (writers.isEmpty() && this.unreadable.isEmpty()) {
+			return List.of();
+		}
+		List<MethodShape> skipped = new ArrayList<>();
+		for (String id : claimable) {
+			String own = own(id);
+			Set<String> leave = new HashSet<>(writers.getOrDefault(id, Set.of()));
+			leave.addAll(this.unreadable.getOrDefault(id, Set.of()));
+			leave.remove(own);
+			leave.forEach((shape) -> skipped.add(new MethodShape(id, shape)));
+		}
+		return skipped;
+	}
+
+	/**
+	 * Whether the poll must try a claimed row's arguments before holding it: it was written by
+	 * another version (or before shapes were recorded).
+	 */
+	boolean foreign(DurableMethod method, String shape) {
+		return !shape.equals(method.shape());
+	}
+
+	/**
+	 * A claimed row of another version could not be read here: calls of that method and shape are
+	 * left to other instances from now on. Logged once per method and shape.
+	 * @param reason why, naming the property and the types
+	 */
+	void cannotRead(DurableMethod method, String shape, String reason) {
+		if (this.unreadable.computeIfAbsent(method.id(), (id) -> ConcurrentHashMap.newKeySet()).add(shape)) {
+			this.changes++;
+			logger.warn("Durable calls of method id '" + method.id() + "' written by another version of the"
+					+ " application (argument shape " + shapeName(shape) + "; this instance's is " + method.shape()
+					+ ") cannot be read here: " + reason + ". This instance leaves them to an instance that reads"
+					+ " them; until one is live, they wait");
+		}
+	}
+
+	/** @return whether this instance found calls it cannot read */
+	boolean unreadable() {
+		return !this.unreadable.isEmpty();
+	}
+
+	/** @return how many times the unreadable shapes changed: a heartbeat publishes them again when this moves */
+	int changes() {
+		return this.changes;
+	}
+
+	/** @return what this instance publishes in its row: its own shape of each method and what it cannot read */
+	String published() {
+		Map<String, MethodShapes> byMethod = new LinkedHashMap<>();
+		for (String id : this.methods.ids()) {
+			byMethod.put(id, new MethodShapes(own(id), this.unreadable.getOrDefault(id, Set.of())));
+		}
+		return MethodShapes.format(byMethod);
+	}
+
+	/**
+	 * The method and shape pairs of waiting calls that no live instance reads: every live instance
+	 * that knows the method (this one included) published that it cannot read them. An instance of
+	 * an older starter that knows the method may read anything, and so leaves nothing unreadable.
+	 * @param instances the instances, as just read
+	 * @param self this instance's id, whose own view is fresher than its row
+	 * @return the pairs, none in the common case of one version
+	 */
+	List<MethodShape> unreadableByEveryone(List<InstanceStatus> instances, UUID self) {
+		List<MethodShape> pairs = new ArrayList<>();
+		Map<String, Set<String>> candidates = new HashMap<>(this.unreadable);
+		for (InstanceStatus instance : instances) {
+			Map<String, MethodShapes> shapes = instance.shapes();
+			if (instance.alive() && shapes != null && !instance.id().equals(self)) {
+				shapes.forEach((method, own) -> candidates.merge(method, own.unreadable(), (a, b) -> {
+					Set<String> both = new HashSet<>(a);
+					both.addAll(b);
+					return both;
+				}));
+			}
+		}
+		candidates.forEach((method, shapes) -> {
+			for (String shape : shapes) {
+				if (readByNone(method, shape, instances, self)) {
+					pairs.add(new MethodShape(method, shape));
+				}
+			}
+		});
+		return pairs;
+	}
+
+	private boolean readByNone(String method, String shape, List<InstanceStatus> instances, UUID self) {
+		boolean known = false;
+		if (this.methods.find(method) != null) {
+			known = true;
+			if (!this.unreadable.getOrDefault(method, Set.of()).contains(shape)) {
+				return false;
+			}
+		}
+		for (InstanceStatus instance : instances) {
+			if (!instance.alive() || instance.id().equals(self) || !instance.methods().contains(method)) {
+				continue;
+			}
+			known = true;
+			Map<String, MethodShapes> shapes = instance.shapes();
+			MethodShapes own = (shapes != null) ? shapes.get(method) : null;
+			if (own == null || own.shape().equals(shape) || !own.unreadable().contains(shape)) {
+				return false;
+			}
+		}
+		return known;
+	}
+
+	private String own(String id) {
+		DurableMethod method = this.methods.find(id);
+		return (method != null) ? method.shape() : "";
+	}
+
+	/** A shape as messages name it: the empty one is that of calls written before shapes were recorded. */
+	static String shapeName(String shape) {
+		return shape.isEmpty() ? "unrecorded (written before version 2 of the tables)" : shape;
+	}
+
+}
