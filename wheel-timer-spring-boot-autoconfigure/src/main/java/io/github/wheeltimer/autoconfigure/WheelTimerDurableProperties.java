@@ -155,9 +155,9 @@ public class WheelTimerDurableProperties {
 	public static class Jdbc {
 
 		/**
-		 * When to create the tables from the script in the jar
-		 * (io/github/wheeltimer/durable/schema-{postgresql,h2}.sql): on embedded databases only,
-		 * always (the script creates only what is missing), or never (Flyway, Liquibase).
+		 * When to create the tables from the scripts in the jar
+		 * (io/github/wheeltimer/durable/schema/<platform>/): on embedded databases only, always
+		 * (the scripts create only what is missing), or never (Flyway, Liquibase).
 		 */
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 

@@ -37,7 +37,7 @@ public class DurableSchemaMissingException extends IllegalStateException {
 
 	/**
 	 * Returns where the script that creates the tables for this database is, in the starter's jar,
-	 * such as {@code io/github/wheeltimer/durable/schema-postgresql.sql}.
+	 * such as {@code io/github/wheeltimer/durable/schema/postgresql/V1__tables.sql}.
 	 * @return the script's location on the class path
 	 */
 	public String getScript() {

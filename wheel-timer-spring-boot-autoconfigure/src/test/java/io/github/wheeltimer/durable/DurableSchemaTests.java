@@ -44,7 +44,7 @@ class DurableSchemaTests {
 			.contains("Durable delayed calls keep their calls in two tables of the application's database, and it"
 					+ " lacks WHEEL_TIMER_CALL, WHEEL_TIMER_INSTANCE.")
 			.contains("set wheel-timer.durable.jdbc.initialize-schema=always (it runs"
-					+ " io/github/wheeltimer/durable/schema-" + script + ".sql from the wheel-timer-spring-boot-autoconfigure"
+					+ " io/github/wheeltimer/durable/schema/" + script + "/V1__tables.sql from the wheel-timer-spring-boot-autoconfigure"
 					+ " jar")
 			.contains("With Flyway or Liquibase, copy that script into a migration")
 			.doesNotContain("does not exist")
@@ -70,7 +70,7 @@ class DurableSchemaTests {
 			.contains("and it lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
 					+ " WHEEL_TIMER_CALL.failures, WHEEL_TIMER_CALL.retries, WHEEL_TIMER_CALL.retrying_since,"
 					+ " WHEEL_TIMER_INSTANCE.methods.")
-			.contains("io/github/wheeltimer/durable/schema-h2.sql");
+			.contains("io/github/wheeltimer/durable/schema/h2/V1__tables.sql");
 	}
 
 }

@@ -25,9 +25,9 @@ import org.springframework.transaction.TransactionDefinition;
  * subset every supported database shares.
  * <p>
  * The defaults are PostgreSQL's, which H2 and MySQL share for most of them. A database is added
- * with a subclass that overrides what differs, a schema script
- * {@code io/github/wheeltimer/durable/schema-<platform>.sql}, and a subclass of the contract
- * tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
+ * with a subclass that overrides what differs, a folder of migration scripts
+ * {@code io/github/wheeltimer/durable/schema/<platform>/} with one script per step of the tables'
+ * version, and a subclass of the contract tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
  * {@code wheel-timer.durable.jdbc.platform} names it, and a {@code DurableDialect} bean replaces
  * it. Stateless and thread-safe.
  */
@@ -42,11 +42,12 @@ public abstract class DurableDialect {
 	public abstract String platform();
 
 	/**
-	 * Returns where the schema script is on the class path.
-	 * @return the location, such as {@code classpath:io/github/wheeltimer/durable/schema-h2.sql}
+	 * Returns the folder on the class path that holds this database's migration scripts, one per
+	 * step of the tables' version (see {@link DurableSchema}).
+	 * @return the folder, such as {@code io/github/wheeltimer/durable/schema/h2}
 	 */
-	public String schemaLocation() {
-		return "classpath:io/github/wheeltimer/durable/schema-" + platform() + ".sql";
+	public String schemaFolder() {
+		return "io/github/wheeltimer/durable/schema/" + platform();
 	}
 
 	/**

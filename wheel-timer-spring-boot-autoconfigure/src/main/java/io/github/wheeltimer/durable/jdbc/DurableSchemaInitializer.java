@@ -23,8 +23,8 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates the durable calls' tables from the dialect's script in this jar
- * ({@code io/github/wheeltimer/durable/schema-<platform>.sql}), the way Spring Boot initializes the
+ * Creates the durable calls' tables from the dialect's scripts in this jar
+ * ({@code io/github/wheeltimer/durable/schema/<platform>/}, see {@link DurableSchema}), the way Spring Boot initializes the
  * Quartz and Session schemas: on embedded databases by default
  * ({@code wheel-timer.durable.jdbc.initialize-schema}). The scripts create only what is missing,
  * so {@code always} is safe on every start, by several instances at once too: where the database's
@@ -60,7 +60,8 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 
 	private static DatabaseInitializationSettings settings(DurableDialect dialect, DatabaseInitializationMode mode) {
 		DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
-		settings.setSchemaLocations(List.of(dialect.schemaLocation()));
+		settings.setSchemaLocations(
+				DurableSchema.scripts(dialect, 1).stream().map((script) -> "classpath:" + script).toList());
 		settings.setMode(mode);
 		return settings;
 	}

@@ -48,9 +48,7 @@ public record DurableTables(String prefix, String calls, String instances) {
 		missing.addAll(missingOf(jdbc, this.calls, CALL_COLUMNS));
 		missing.addAll(missingOf(jdbc, this.instances, INSTANCE_COLUMNS));
 		if (!missing.isEmpty()) {
-			String location = dialect.schemaLocation();
-			throw new DurableSchemaMissingException(missing,
-					location.startsWith("classpath:") ? location.substring("classpath:".length()) : location);
+			throw new DurableSchemaMissingException(missing, DurableSchema.scripts(dialect, 1).get(0));
 		}
 	}
 

@@ -68,10 +68,10 @@ public class MySqlDialect extends DurableDialect {
 		return this.platform;
 	}
 
-	/** Both platforms share one script. */
+	/** Both platforms share one folder of scripts. */
 	@Override
-	public String schemaLocation() {
-		return "classpath:io/github/wheeltimer/durable/schema-mysql.sql";
+	public String schemaFolder() {
+		return "io/github/wheeltimer/durable/schema/mysql";
 	}
 
 	@Override

@@ -58,8 +58,8 @@ class MySqlDialectTests {
 		assertThat(DurableDialect.forPlatform("mariadb")).isInstanceOf(MySqlDialect.class)
 			.extracting(DurableDialect::platform)
 			.isEqualTo("mariadb");
-		assertThat(MySqlDialect.mariaDb().schemaLocation()).isEqualTo(this.dialect.schemaLocation())
-			.endsWith("schema-mysql.sql");
+		assertThat(MySqlDialect.mariaDb().schemaFolder()).isEqualTo(this.dialect.schemaFolder())
+			.isEqualTo("io/github/wheeltimer/durable/schema/mysql");
 	}
 
 }
