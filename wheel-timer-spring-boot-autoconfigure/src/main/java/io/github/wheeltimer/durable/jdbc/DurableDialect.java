@@ -227,10 +227,11 @@ public abstract class DurableDialect {
 	}
 
 	/**
-	 * Takes a lock, held by the connection behind {@code jdbc}, under which the schema script
-	 * runs, for a database whose {@code CREATE ... IF NOT EXISTS} fails when another session
-	 * creates the same object at the same moment; does nothing by default.
-	 * @param jdbc statements on the one connection the script runs on
+	 * Takes a lock, held by the connection behind {@code jdbc}, under which the migration scripts
+	 * run, for a database whose {@code CREATE ... IF NOT EXISTS} fails when another session
+	 * creates the same object at the same moment, or without {@code ADD COLUMN IF NOT EXISTS};
+	 * does nothing by default.
+	 * @param jdbc statements on the one connection the scripts run on
 	 * @param name the lock's name: the tables' prefix
 	 */
 	public void lockSchema(JdbcTemplate jdbc, String name) {
@@ -242,6 +243,19 @@ public abstract class DurableDialect {
 	 * @param name the lock's name
 	 */
 	public void unlockSchema(JdbcTemplate jdbc, String name) {
+	}
+
+	/**
+	 * Returns whether a statement of a migration script failed only because what it adds is there
+	 * already, so that the rest of its step still runs: a step that stopped half-way, on a database
+	 * whose statement cannot say "if not exists". {@code false} by default: the scripts of
+	 * PostgreSQL and H2 say it.
+	 * @param statement the statement, as it ran
+	 * @param failure how it failed
+	 * @return {@code true} if the statement counts as done
+	 */
+	public boolean alreadyApplied(String statement, SQLException failure) {
+		return false;
 	}
 
 	/**

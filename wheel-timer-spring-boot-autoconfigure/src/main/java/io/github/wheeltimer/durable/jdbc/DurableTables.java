@@ -9,8 +9,9 @@ import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The two tables of durable calls, {@code <prefix>CALL} and {@code <prefix>INSTANCE}, and the
- * check that they hold every column this version writes.
+ * The tables of durable calls, {@code <prefix>CALL} and {@code <prefix>INSTANCE}, with
+ * {@code <prefix>SCHEMA_VERSION} beside them (see {@link DurableSchema}), and the check that they
+ * hold every column this version writes.
  *
  * @param prefix the tables' prefix ({@code wheel-timer.durable.jdbc.table-prefix})
  * @param calls the calls' table
@@ -21,11 +22,11 @@ public record DurableTables(String prefix, String calls, String instances) {
 	/** Every column of the calls' table, as the scripts in the jar create it. */
 	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
 			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "started_key",
-			"failures", "retries", "retrying_since");
+			"failures", "retries", "retrying_since", "shape");
 
 	/** Every column of the instances' table. */
 	private static final List<String> INSTANCE_COLUMNS = List.of("id", "name", "started_at", "heartbeat_at",
-			"methods");
+			"methods", "shapes");
 
 	/**
 	 * Names the tables.
@@ -37,6 +38,14 @@ public record DurableTables(String prefix, String calls, String instances) {
 	}
 
 	/**
+	 * Returns the name of the table that records the tables' version.
+	 * @return {@code <prefix>SCHEMA_VERSION}
+	 */
+	public String schemaVersion() {
+		return this.prefix + "SCHEMA_VERSION";
+	}
+
+	/**
 	 * Checks that both tables exist with every column this version writes, so that a database
 	 * without them fails startup with what to do, not the first statement of a poll.
 	 * @param jdbc the database
@@ -44,12 +53,35 @@ public record DurableTables(String prefix, String calls, String instances) {
 	 * @throws DurableSchemaMissingException naming what is missing
 	 */
 	public void requireColumns(JdbcTemplate jdbc, DurableDialect dialect) {
+		DurableSchema schema = DurableSchema.read(jdbc, this);
+		if (!schema.missing().isEmpty()) {
+			throw new DurableSchemaMissingException(schema.missing(),
+					String.join(", ", schema.missingScripts(dialect)));
+		}
+	}
+
+	/** @return the tables this version writes that the database lacks, and their columns as {@code table.column} */
+	List<String> missing(JdbcTemplate jdbc) {
 		List<String> missing = new ArrayList<>();
 		missing.addAll(missingOf(jdbc, this.calls, CALL_COLUMNS));
 		missing.addAll(missingOf(jdbc, this.instances, INSTANCE_COLUMNS));
-		if (!missing.isEmpty()) {
-			throw new DurableSchemaMissingException(missing, DurableSchema.scripts(dialect, 1).get(0));
+		return missing;
+	}
+
+	/**
+	 * Returns the step of {@link DurableSchema} that creates a table or adds a column.
+	 * @param missing a table's name, or a column as {@code table.column}
+	 * @return the step's version: 1 unless a later step added the column
+	 */
+	static int stepAdding(String missing) {
+		int dot = missing.indexOf('.');
+		if (dot < 0) {
+			return 1;
 		}
+		return switch (missing.substring(dot + 1)) {
+			case "shape", "shapes" -> 2;
+			default -> 1;
+		};
 	}
 
 	/** @return the table, if it is missing, else its missing columns as {@code table.column} */

@@ -1,5 +1,9 @@
--- Durable delayed calls of wheel-timer, for H2. WHEEL_TIMER_ is the table prefix
--- (wheel-timer.durable.jdbc.table-prefix); change it here too if you apply this script yourself.
+-- Durable delayed calls of wheel-timer, for H2.
+-- Step 1 of the tables' versions: the calls' and the instances' tables, and the columns that tables made
+-- by an earlier copy of this script lack.
+-- WHEEL_TIMER_ is the table prefix (wheel-timer.durable.jdbc.table-prefix): replace it if you apply this script
+-- by hand. With Flyway or Liquibase, copy it into a migration of your own, as your application's next version:
+-- pointed at directly, this folder's V1__ and V2__ would clash with your application's own versions.
 
 -- One row per pending, claimed, running or failed call; deleted when its call has run.
 CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
