@@ -3,7 +3,9 @@ package io.github.wheeltimer.durable.jdbc;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.wheeltimer.durable.DurableSchemaMissingException;
+import io.github.wheeltimer.durable.DurableSchemaOutdatedException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.dao.InvalidDataAccessResourceUsageException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -18,6 +20,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * @param instances the instances' table
  */
 public record DurableTables(String prefix, String calls, String instances) {
+
+	private static final Log logger = LogFactory.getLog(DurableTables.class);
 
 	/** Every column of the calls' table, as the scripts in the jar create it. */
 	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
@@ -46,17 +50,24 @@ public record DurableTables(String prefix, String calls, String instances) {
 	}
 
 	/**
-	 * Checks that both tables exist with every column this version writes, so that a database
-	 * without them fails startup with what to do, not the first statement of a poll.
+	 * Checks that the tables are at this starter's version, or a newer one, with every column it
+	 * writes, so that a database without them fails startup saying which scripts to run, not the
+	 * first statement of a poll. Tables of a newer version (a newer starter upgraded them, as in a
+	 * rolling deploy) serve as they are: a step only adds what an older starter does not use.
 	 * @param jdbc the database
-	 * @param dialect its dialect, whose script the failure names
-	 * @throws DurableSchemaMissingException naming what is missing
+	 * @param dialect its dialect, whose scripts the failure names
+	 * @throws DurableSchemaOutdatedException naming the version found, the one needed, what is
+	 * missing and the scripts that add it
 	 */
-	public void requireColumns(JdbcTemplate jdbc, DurableDialect dialect) {
-		DurableSchema schema = DurableSchema.read(jdbc, this);
-		if (!schema.missing().isEmpty()) {
-			throw new DurableSchemaMissingException(schema.missing(),
-					String.join(", ", schema.missingScripts(dialect)));
+	public void requireSchema(JdbcTemplate jdbc, DurableDialect dialect) {
+		DurableSchema found = DurableSchema.read(jdbc, this);
+		if (!found.isCurrent()) {
+			throw new DurableSchemaOutdatedException(found.version(), DurableSchema.CURRENT_VERSION, found.missing(),
+					found.missingScripts(dialect));
+		}
+		if (found.version() > DurableSchema.CURRENT_VERSION) {
+			logger.info("The durable calls' tables are at version " + found.version() + "; this starter needs version "
+					+ DurableSchema.CURRENT_VERSION + " and uses them as they are (a newer starter upgraded them)");
 		}
 	}
 
