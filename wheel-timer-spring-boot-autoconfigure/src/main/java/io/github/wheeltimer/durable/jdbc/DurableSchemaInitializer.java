@@ -130,9 +130,9 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 			apply(connection, script);
 			ran.add(script.getFilename());
 		}
-		logger.info(((found.version() == 0) ? "Created the durable calls' tables "
-				: "Upgraded the durable calls' tables from version " + found.version() + " ")
-				+ "to version " + DurableSchema.CURRENT_VERSION + " (" + String.join(", ", ran) + ")");
+		logger.info(((found.version() == 0) ? "Created the durable calls' tables at version "
+				: "Upgraded the durable calls' tables from version " + found.version() + " to version ")
+				+ DurableSchema.CURRENT_VERSION + " (" + String.join(", ", ran) + ")");
 	}
 
 	/** Runs one step's statements in order, each committed on its own. */

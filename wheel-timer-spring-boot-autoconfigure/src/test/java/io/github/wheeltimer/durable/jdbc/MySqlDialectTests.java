@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable.jdbc;
 
+import java.sql.SQLException;
 import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,19 @@ class MySqlDialectTests {
 			.isEqualTo("2026-03-01 04:05:06.123456");
 		assertThat(this.dialect.instant(Instant.parse("2026-12-31T23:59:59.999999001Z")))
 			.isEqualTo("2027-01-01 00:00:00.000000");
+	}
+
+	@Test
+	void takesAColumnAddedBeforeAsAnAddColumnAlreadyAppliedAndNothingElse() {
+		String add = "ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN shape VARCHAR(16) NOT NULL DEFAULT ''";
+		assertThat(this.dialect.alreadyApplied(add, new SQLException("Duplicate column name 'shape'", "42S21", 1060)))
+			.isTrue();
+		assertThat(this.dialect.alreadyApplied(add, new SQLException("Table 'db.WHEEL_TIMER_CALL' doesn't exist",
+				"42S02", 1146)))
+			.isFalse();
+		assertThat(this.dialect.alreadyApplied("CREATE TABLE T (a INTEGER, a INTEGER)",
+				new SQLException("Duplicate column name 'a'", "42S21", 1060)))
+			.isFalse();
 	}
 
 	@Test
