@@ -23,7 +23,10 @@ public record DurableTables(String prefix, String calls, String instances) {
 
 	private static final Log logger = LogFactory.getLog(DurableTables.class);
 
-	/** Every column of the calls' table, as the scripts in the jar create it. */
+	/**
+	 * Every column of the calls' table, as the scripts in the jar create it; one that a step after
+	 * the first adds is named in {@link #stepAdding} too.
+	 */
 	private static final List<String> CALL_COLUMNS = List.of("id", "method_id", "call_key", "arguments", "due_at",
 			"state", "owner_id", "attempts", "created_at", "finished_at", "last_error", "trace_parent", "started_key",
 			"failures", "retries", "retrying_since", "shape");
