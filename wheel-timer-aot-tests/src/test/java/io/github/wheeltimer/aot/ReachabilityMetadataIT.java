@@ -40,7 +40,7 @@ class ReachabilityMetadataIT {
 		assertThat(remindersMethods).contains("cancelIfUnpaid", "ping", "retry");
 		List<Map<String, Object>> resources = JsonPath.read(METADATA.toFile(), "$.resources[*]");
 		assertThat(resources).anySatisfy((resource) -> assertThat(resource.toString())
-			.contains("io/github/wheeltimer/durable/schema-*.sql"));
+			.contains("io/github/wheeltimer/durable/schema/*/*.sql"));
 	}
 
 	private static List<String> types() throws IOException {

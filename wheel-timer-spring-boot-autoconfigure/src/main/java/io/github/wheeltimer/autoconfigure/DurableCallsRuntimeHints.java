@@ -9,8 +9,8 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * What durable calls read at run time that a native image must keep: the schema scripts in the
- * jar, which the initializer reads as class path resources, and Spring's setter of
+ * What durable calls read at run time that a native image must keep: the migration scripts in
+ * the jar, which the initializer reads as class path resources, and Spring's setter of
  * {@code AopContext.currentProxy()}. (The methods and their parameter types
  * come from {@code DelayedExecutionAotProcessor}, which sees the application's beans.)
  */
@@ -18,7 +18,7 @@ final class DurableCallsRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-		hints.resources().registerPattern("io/github/wheeltimer/durable/schema-*.sql");
+		hints.resources().registerPattern("io/github/wheeltimer/durable/schema/*/*.sql");
 		// For durable methods of beans whose proxy exposes itself: see RunPath.
 		hints.reflection().registerMethod(ReflectionUtils.findMethod(AopContext.class, "setCurrentProxy", Object.class),
 				ExecutableMode.INVOKE);

@@ -121,12 +121,12 @@ public final class WheelTimerDurableAutoConfiguration {
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
 			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
 		DurableSettings settings = settings(properties, environment);
-		// Created first, so its script runs first, in a context without Spring Boot's database
-		// initialization ordering too; then the starter's tables are checked, so that startup fails
-		// saying what is missing rather than the first poll.
+		// Created first, so that its scripts run first, in a context without Spring Boot's database
+		// initialization ordering too; then the tables' version is checked, so that startup fails
+		// saying which scripts to run rather than the first poll.
 		schema.getIfAvailable();
 		if (calls instanceof JdbcCallRepository) {
-			tables.requireColumns(new JdbcTemplate(dataSource), dialect);
+			tables.requireSchema(new JdbcTemplate(dataSource), dialect);
 		}
 		return new DurableCalls(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
 				beanFactory);

@@ -155,9 +155,9 @@ public class WheelTimerDurableProperties {
 	public static class Jdbc {
 
 		/**
-		 * When to create the tables from the script in the jar
-		 * (io/github/wheeltimer/durable/schema-{postgresql,h2}.sql): on embedded databases only,
-		 * always (the script creates only what is missing), or never (Flyway, Liquibase).
+		 * When to create the tables, or upgrade them to this version, from the scripts in the jar
+		 * (io/github/wheeltimer/durable/schema/<platform>/): on embedded databases only, always
+		 * (only the steps the database lacks run), or never (Flyway, Liquibase).
 		 */
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
@@ -167,7 +167,7 @@ public class WheelTimerDurableProperties {
 		private String tablePrefix = "WHEEL_TIMER_";
 
 		/**
-		 * Database platform whose SQL and schema script to use (postgresql, mysql, mariadb, h2), as
+		 * Database platform whose SQL and schema scripts to use (postgresql, mysql, mariadb, h2), as
 		 * Spring Boot's DatabaseDriver names it. Detected from the DataSource when not set, which
 		 * also checks the server's version.
 		 */

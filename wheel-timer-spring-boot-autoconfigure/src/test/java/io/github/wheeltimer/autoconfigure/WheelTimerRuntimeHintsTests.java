@@ -1,8 +1,15 @@
 package io.github.wheeltimer.autoconfigure;
 
+import java.util.List;
+
 import io.github.wheeltimer.actuate.DurableCallsDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableSchema;
+import io.github.wheeltimer.durable.jdbc.H2Dialect;
+import io.github.wheeltimer.durable.jdbc.MySqlDialect;
+import io.github.wheeltimer.durable.jdbc.PostgresDialect;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.RuntimeHints;
@@ -21,10 +28,11 @@ class WheelTimerRuntimeHintsTests {
 	void theSchemaScriptsAreKeptAsResources() {
 		RuntimeHints hints = new RuntimeHints();
 		new DurableCallsRuntimeHints().registerHints(hints, getClass().getClassLoader());
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/wheeltimer/durable/schema-postgresql.sql"))
-			.accepts(hints);
-		assertThat(RuntimeHintsPredicates.resource().forResource("io/github/wheeltimer/durable/schema-h2.sql"))
-			.accepts(hints);
+		for (DurableDialect dialect : List.of(new PostgresDialect(), new MySqlDialect(), new H2Dialect())) {
+			for (String script : DurableSchema.scripts(dialect, 1)) {
+				assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script).accepts(hints);
+			}
+		}
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.time.Duration;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -10,51 +11,62 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.awaitility.Awaitility.await;
 
 /**
- * A database without the durable calls' tables fails startup with Spring Boot's report, saying
- * what is missing and how to create it, rather than with the first poll's SQL error.
+ * A database whose durable calls' tables are missing, or older than this starter needs, fails
+ * startup with Spring Boot's report, saying what it has and which of the starter's scripts to run,
+ * rather than with the first poll's SQL error; tables of a newer version serve as they are.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class DurableSchemaTests {
 
+	private static final String SCRIPTS = "io/github/wheeltimer/durable/schema/";
+
 	@ParameterizedTest(name = "{0}")
 	@CsvSource({ "PostgreSQL, postgresql", "MariaDB, mysql" })
-	void aServerDatabaseLeftWithoutTheTablesFailsStartupSayingHowToCreateThem(String database, String script,
-			CapturedOutput output) {
+	void aServerDatabaseLeftWithoutTheTablesFailsStartupNamingEveryScriptThatCreatesThem(String database,
+			String platform, CapturedOutput output) {
 		// initialize-schema is "embedded" by default: a server gets no tables unless told.
-		String url = database.equals("PostgreSQL") ? Postgres.newDatabase() : MariaDb.newDatabase("mariadb");
+		String url = newDatabase(database);
 		assertThatException()
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=embedded").close());
-		assertThat(output).contains("APPLICATION FAILED TO START");
-		// The report itself, not what the server or its driver logged while the check probed: the
-		// embedded PostgreSQL logs each refused statement from a thread of its own, at any moment,
-		// and MariaDB's driver logs each error it receives.
-		String report = output.getOut()
-			.substring(output.getOut().indexOf("APPLICATION FAILED TO START"))
-			.lines()
-			.filter((line) -> !line.contains("EmbeddedPostgres") && !line.contains("ErrorPacket"))
-			.collect(Collectors.joining("\n"));
-		assertThat(report)
-			.contains("Durable delayed calls keep their calls in two tables of the application's database, and it"
+		assertThat(report(output))
+			.contains("Durable delayed calls keep their calls in tables of the application's database, and it"
 					+ " lacks WHEEL_TIMER_CALL, WHEEL_TIMER_INSTANCE.")
-			.contains("set wheel-timer.durable.jdbc.initialize-schema=always (it runs"
-					+ " io/github/wheeltimer/durable/schema-" + script + ".sql from the wheel-timer-spring-boot-autoconfigure"
-					+ " jar")
-			.contains("With Flyway or Liquibase, copy that script into a migration")
+			.contains("Run the migration scripts " + SCRIPTS + platform + "/V1__tables.sql, " + SCRIPTS + platform
+					+ "/V2__argument_shapes.sql from the wheel-timer-spring-boot-autoconfigure jar, in this order, or"
+					+ " let the starter run them at startup: set wheel-timer.durable.jdbc.initialize-schema=always")
+			.contains("With Flyway or Liquibase, copy each script into a migration of your own, as your next version")
 			.doesNotContain("does not exist")
 			.doesNotContain("doesn't exist");
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@CsvSource({ "H2, h2", "PostgreSQL, postgresql", "MariaDB, mysql" })
+	void aVersion1DatabaseLeftAsItIsFailsStartupNamingBothVersionsAndTheScriptOfTheStep(String database,
+			String platform, CapturedOutput output) {
+		String url = newDatabase(database);
+		Version1Database.create(url);
+		assertThatException()
+			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
+		assertThat(report(output))
+			.contains("Durable delayed calls need version 2 of their tables, and the application's database has"
+					+ " version 1, which lacks WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes.")
+			.contains("Run the migration script " + SCRIPTS + platform + "/V2__argument_shapes.sql from the"
+					+ " wheel-timer-spring-boot-autoconfigure jar, or let the starter run it at startup: set"
+					+ " wheel-timer.durable.jdbc.initialize-schema=always");
+	}
+
 	@Test
-	void tablesFromAnOlderScriptNameTheColumnsTheyLack(CapturedOutput output) {
-		String url = "jdbc:h2:mem:schema-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-		JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(url, "postgres", ""));
+	void tablesFromAnOlderCopyOfTheFirstScriptNameTheColumnsTheyLackAndEveryStep(CapturedOutput output) {
+		String url = newDatabase("H2");
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// A migration copied from the first version of the script.
 		jdbc.execute("CREATE TABLE WHEEL_TIMER_CALL (id UUID PRIMARY KEY, method_id VARCHAR(200) NOT NULL,"
 				+ " call_key VARCHAR(500), arguments CHARACTER VARYING NOT NULL, due_at TIMESTAMP WITH TIME ZONE NOT NULL,"
@@ -66,11 +78,75 @@ class DurableSchemaTests {
 				+ " NOT NULL)");
 		assertThatException()
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
-		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("and it lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
+		// The first step adds what the earlier copies lack, on H2 and PostgreSQL.
+		assertThat(report(output))
+			.contains("has version 1, which lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
 					+ " WHEEL_TIMER_CALL.failures, WHEEL_TIMER_CALL.retries, WHEEL_TIMER_CALL.retrying_since,"
-					+ " WHEEL_TIMER_INSTANCE.methods.")
-			.contains("io/github/wheeltimer/durable/schema-h2.sql");
+					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.methods, WHEEL_TIMER_INSTANCE.shapes.")
+			.contains("Run the migration scripts " + SCRIPTS + "h2/V1__tables.sql, " + SCRIPTS
+					+ "h2/V2__argument_shapes.sql from");
+	}
+
+	@Test
+	void aVersionRowWithoutItsColumnsNamesTheColumnsAndTheStepThatAddsThem(CapturedOutput output) {
+		String url = newDatabase("H2");
+		JdbcTemplate jdbc = Version1Database.create(url);
+		// Version 2 recorded by hand, its columns never added.
+		jdbc.execute("CREATE TABLE WHEEL_TIMER_SCHEMA_VERSION (version INTEGER PRIMARY KEY, description VARCHAR(200))");
+		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (2, 'argument shapes')");
+		assertThatException()
+			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
+		assertThat(report(output))
+			.contains("The application's database records version 2 of the durable calls' tables, yet it lacks"
+					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes.")
+			.contains("Run the migration script " + SCRIPTS + "h2/V2__argument_shapes.sql from");
+	}
+
+	@Test
+	void tablesOfANewerVersionServeAsTheyAreWithOneLineSayingSo(CapturedOutput output) {
+		String url = newDatabase("H2");
+		DurableApp.start(url).close();
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
+		// A newer starter's step: it added what this one does not use.
+		jdbc.execute("ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN priority INTEGER DEFAULT 0 NOT NULL");
+		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (3, 'priorities')");
+		try (ConfigurableApplicationContext app = DurableApp.start(url)) {
+			app.getBean(DurableApp.Orders.class).burst("on-version-3");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> jdbc.queryForList("SELECT call_id FROM test_run", String.class).contains("on-version-3"));
+		}
+		assertThat(output).containsOnlyOnce("The durable calls' tables are at version 3; this starter needs version 2"
+				+ " and uses them as they are (a newer starter upgraded them)");
+		assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2, 3);
+	}
+
+	/**
+	 * @return a new, empty database: {@code H2}, {@code PostgreSQL}, {@code MariaDB}, or MariaDB
+	 * through {@code MySQL's driver}
+	 */
+	static String newDatabase(String database) {
+		return switch (database) {
+			case "H2" -> "jdbc:h2:mem:schema-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+			case "PostgreSQL" -> Postgres.newDatabase();
+			case "MariaDB" -> MariaDb.newDatabase("mariadb");
+			case "MySQL's driver" -> MariaDb.newDatabase("mysql");
+			default -> throw new IllegalArgumentException(database);
+		};
+	}
+
+
+	/**
+	 * The report itself, not what the server or its driver logged while the check probed: the
+	 * embedded PostgreSQL logs each refused statement from a thread of its own, at any moment, and
+	 * MariaDB's driver logs each error it receives.
+	 */
+	private static String report(CapturedOutput output) {
+		assertThat(output).contains("APPLICATION FAILED TO START");
+		return output.getOut()
+			.substring(output.getOut().indexOf("APPLICATION FAILED TO START"))
+			.lines()
+			.filter((line) -> !line.contains("EmbeddedPostgres") && !line.contains("ErrorPacket"))
+			.collect(Collectors.joining("\n"));
 	}
 
 }

@@ -25,9 +25,9 @@ import org.springframework.transaction.TransactionDefinition;
  * subset every supported database shares.
  * <p>
  * The defaults are PostgreSQL's, which H2 and MySQL share for most of them. A database is added
- * with a subclass that overrides what differs, a schema script
- * {@code io/github/wheeltimer/durable/schema-<platform>.sql}, and a subclass of the contract
- * tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
+ * with a subclass that overrides what differs, a folder of migration scripts
+ * {@code io/github/wheeltimer/durable/schema/<platform>/} with one script per step of the tables'
+ * version, and a subclass of the contract tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
  * {@code wheel-timer.durable.jdbc.platform} names it, and a {@code DurableDialect} bean replaces
  * it. Stateless and thread-safe.
  */
@@ -42,11 +42,12 @@ public abstract class DurableDialect {
 	public abstract String platform();
 
 	/**
-	 * Returns where the schema script is on the class path.
-	 * @return the location, such as {@code classpath:io/github/wheeltimer/durable/schema-h2.sql}
+	 * Returns the folder on the class path that holds this database's migration scripts, one per
+	 * step of the tables' version (see {@link DurableSchema}).
+	 * @return the folder, such as {@code io/github/wheeltimer/durable/schema/h2}
 	 */
-	public String schemaLocation() {
-		return "classpath:io/github/wheeltimer/durable/schema-" + platform() + ".sql";
+	public String schemaFolder() {
+		return "io/github/wheeltimer/durable/schema/" + platform();
 	}
 
 	/**
@@ -226,10 +227,11 @@ public abstract class DurableDialect {
 	}
 
 	/**
-	 * Takes a lock, held by the connection behind {@code jdbc}, under which the schema script
-	 * runs, for a database whose {@code CREATE ... IF NOT EXISTS} fails when another session
-	 * creates the same object at the same moment; does nothing by default.
-	 * @param jdbc statements on the one connection the script runs on
+	 * Takes a lock, held by the connection behind {@code jdbc}, under which the migration scripts
+	 * run, for a database whose {@code CREATE ... IF NOT EXISTS} fails when another session
+	 * creates the same object at the same moment, or without {@code ADD COLUMN IF NOT EXISTS};
+	 * does nothing by default.
+	 * @param jdbc statements on the one connection the scripts run on
 	 * @param name the lock's name: the tables' prefix
 	 */
 	public void lockSchema(JdbcTemplate jdbc, String name) {
@@ -241,6 +243,19 @@ public abstract class DurableDialect {
 	 * @param name the lock's name
 	 */
 	public void unlockSchema(JdbcTemplate jdbc, String name) {
+	}
+
+	/**
+	 * Returns whether a statement of a migration script failed only because what it adds is there
+	 * already, so that the rest of its step still runs: a step that stopped half-way, on a database
+	 * whose statement cannot say "if not exists". {@code false} by default: the scripts of
+	 * PostgreSQL and H2 say it.
+	 * @param statement the statement, as it ran
+	 * @param failure how it failed
+	 * @return {@code true} if the statement counts as done
+	 */
+	public boolean alreadyApplied(String statement, SQLException failure) {
+		return false;
 	}
 
 	/**

@@ -5,49 +5,58 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
-import org.springframework.core.io.ByteArrayResource;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.core.io.Resource;
+import org.springframework.core.io.support.EncodedResource;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
-import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.jdbc.datasource.init.ScriptStatementFailedException;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates the durable calls' tables from the dialect's script in this jar
- * ({@code io/github/wheeltimer/durable/schema-<platform>.sql}), the way Spring Boot initializes the
- * Quartz and Session schemas: on embedded databases by default
- * ({@code wheel-timer.durable.jdbc.initialize-schema}). The scripts create only what is missing,
- * so {@code always} is safe on every start, by several instances at once too: where the database's
- * {@code CREATE ... IF NOT EXISTS} fails when another session creates the same table at the same
- * moment, the dialect's lock makes instances starting together take turns. A table prefix other
- * than {@code WHEEL_TIMER_} is written into the script before it runs.
+ * Creates the durable calls' tables, and brings tables of an older version to this starter's, from
+ * the dialect's migration scripts in this jar ({@code io/github/wheeltimer/durable/schema/<platform>/},
+ * one per step, see {@link DurableSchema}), the way Spring Boot initializes the Quartz and Session
+ * schemas: on embedded databases by default ({@code wheel-timer.durable.jdbc.initialize-schema}).
+ * <p>
+ * Only the steps the database lacks run, in order; tables at this version or a newer one are left
+ * as they are. {@code always} is therefore safe on every start, by several instances at once too:
+ * they take turns under the dialect's lock, and each reads the version again once it holds the lock,
+ * so that the first runs the steps and the others find them done. A step adds only what is missing,
+ * so that one cut short between two statements (a crash, a lost connection) completes at the next
+ * start. A table prefix other than {@code WHEEL_TIMER_} is written into the scripts before they run.
  */
 public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInitializer {
 
 	/** The prefix the scripts in the jar are written with. */
 	public static final String SCRIPT_PREFIX = "WHEEL_TIMER_";
 
-	private final String tablePrefix;
+	private static final Log logger = LogFactory.getLog(DurableSchemaInitializer.class);
 
 	private final DataSource dataSource;
 
 	private final DurableDialect dialect;
 
+	private final DurableTables tables;
+
 	/**
 	 * Creates the initializer.
 	 * @param dataSource the application's database
-	 * @param dialect what differs on it, the script among them
-	 * @param mode when to run the script
+	 * @param dialect what differs on it, the scripts among them
+	 * @param mode when to run the scripts
 	 * @param tablePrefix the prefix of the tables' names
 	 */
 	public DurableSchemaInitializer(DataSource dataSource, DurableDialect dialect, DatabaseInitializationMode mode,
@@ -55,43 +64,50 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		super(dataSource, settings(dialect, mode));
 		this.dataSource = dataSource;
 		this.dialect = dialect;
-		this.tablePrefix = tablePrefix;
+		this.tables = DurableTables.withPrefix(tablePrefix);
 	}
 
+	/** Every step's script, so that Spring Boot finds them all, and says which one it cannot. */
 	private static DatabaseInitializationSettings settings(DurableDialect dialect, DatabaseInitializationMode mode) {
 		DatabaseInitializationSettings settings = new DatabaseInitializationSettings();
-		settings.setSchemaLocations(List.of(dialect.schemaLocation()));
+		settings.setSchemaLocations(
+				DurableSchema.scripts(dialect, 1).stream().map((script) -> "classpath:" + script).toList());
 		settings.setMode(mode);
 		return settings;
 	}
 
+	/**
+	 * Runs the steps the database lacks.
+	 * @param scripts every step's script, in the order of the steps, as {@link #settings} lists them
+	 */
 	@Override
 	protected void runScripts(Scripts scripts) {
-		Scripts prefixed = prefixed(scripts);
-		ResourceDatabasePopulator populator = new ResourceDatabasePopulator();
-		prefixed.forEach(populator::addScript);
-		populator.setContinueOnError(prefixed.isContinueOnError());
-		populator.setSeparator(prefixed.getSeparator());
-		if (prefixed.getEncoding() != null) {
-			populator.setSqlScriptEncoding(prefixed.getEncoding().name());
+		List<Resource> steps = new ArrayList<>();
+		scripts.forEach(steps::add);
+		// Up to date: no lock to wait for, as on almost every start.
+		if (DurableSchema.read(new JdbcTemplate(this.dataSource), this.tables).isCurrent()) {
+			return;
 		}
-		customize(populator);
-		// The lock and the script on one connection: a session-level lock (if the dialect takes one),
-		// released by the unlock or by the end of the session if this instance dies meanwhile. Each statement commits before
-		// the unlock (a pool may hand out connections with auto-commit off), so that the next
-		// instance finds the tables.
+		// The lock and the steps on one connection: a session-level lock (if the dialect takes one),
+		// released by the unlock or by the end of the session if this instance dies meanwhile. Each
+		// statement commits before the unlock (a pool may hand out connections with auto-commit off),
+		// so that the next instance finds the tables as this one left them.
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
 		try {
 			boolean autoCommit = connection.getAutoCommit();
 			connection.setAutoCommit(true);
 			try {
-				JdbcTemplate locking = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
-				this.dialect.lockSchema(locking, this.tablePrefix);
+				JdbcTemplate locked = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+				this.dialect.lockSchema(locked, this.tables.prefix());
 				try {
-					populator.populate(connection);
+					// Again: another instance may have run the steps while this one waited for the lock.
+					DurableSchema found = DurableSchema.read(locked, this.tables);
+					if (!found.isCurrent()) {
+						upgrade(connection, found, steps);
+					}
 				}
 				finally {
-					this.dialect.unlockSchema(locking, this.tablePrefix);
+					this.dialect.unlockSchema(locked, this.tables.prefix());
 				}
 			}
 			finally {
@@ -99,32 +115,82 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 			}
 		}
 		catch (SQLException ex) {
-			throw new DataAccessResourceFailureException("Could not create the durable calls' tables: " + ex.getMessage(),
-					ex);
+			throw new DataAccessResourceFailureException(
+					"Could not create or upgrade the durable calls' tables: " + ex.getMessage(), ex);
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
 		}
 	}
 
-	private Scripts prefixed(Scripts scripts) {
-		if (SCRIPT_PREFIX.equals(this.tablePrefix)) {
-			return scripts;
+	private void upgrade(Connection connection, DurableSchema found, List<Resource> steps) throws SQLException {
+		List<String> ran = new ArrayList<>();
+		for (int step = found.firstMissingStep(); step <= DurableSchema.CURRENT_VERSION; step++) {
+			Resource script = steps.get(step - 1);
+			apply(connection, script);
+			ran.add(script.getFilename());
 		}
-		List<Resource> prefixed = new ArrayList<>();
-		for (Resource script : scripts) {
-			try {
-				String sql = StreamUtils.copyToString(script.getInputStream(), StandardCharsets.UTF_8);
-				prefixed.add(new ByteArrayResource(sql.replace(SCRIPT_PREFIX, this.tablePrefix).getBytes(StandardCharsets.UTF_8),
-						script.getDescription() + " with table prefix " + this.tablePrefix));
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
+		logger.info(((found.version() == 0) ? "Created the durable calls' tables at version "
+				: "Upgraded the durable calls' tables from version " + found.version() + " to version ")
+				+ DurableSchema.CURRENT_VERSION + " (" + String.join(", ", ran) + ")");
+	}
+
+	/** Runs one step's statements in order, each committed on its own. */
+	private void apply(Connection connection, Resource script) throws SQLException {
+		List<String> statements = statements(read(script).replace(SCRIPT_PREFIX, this.tables.prefix()));
+		try (Statement statement = connection.createStatement()) {
+			for (int i = 0; i < statements.size(); i++) {
+				try {
+					statement.execute(statements.get(i));
+				}
+				catch (SQLException ex) {
+					if (!this.dialect.alreadyApplied(statements.get(i), ex)) {
+						throw new ScriptStatementFailedException(statements.get(i), i + 1, new EncodedResource(script),
+								ex);
+					}
+				}
 			}
 		}
-		return new Scripts(prefixed).continueOnError(scripts.isContinueOnError())
-			.separator(scripts.getSeparator())
-			.encoding(scripts.getEncoding());
+	}
+
+	private static String read(Resource script) {
+		try {
+			return StreamUtils.copyToString(script.getInputStream(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read " + script.getDescription(), ex);
+		}
+	}
+
+	/**
+	 * Splits one of the scripts into its statements: each ends with a semicolon at the end of a line,
+	 * and {@code --} starts a comment to the end of its line. (Spring's {@code ScriptUtils} splits as
+	 * well, but only inside its own execution, which stops at the first failure: here a statement
+	 * that the dialect finds {@link DurableDialect#alreadyApplied already applied} must let the
+	 * rest of its step run.) The scripts keep both marks out of their string literals.
+	 */
+	static List<String> statements(String script) {
+		List<String> statements = new ArrayList<>();
+		StringBuilder statement = new StringBuilder();
+		for (String line : script.split("\\R")) {
+			int comment = line.indexOf("--");
+			String sql = ((comment >= 0) ? line.substring(0, comment) : line).strip();
+			if (sql.isEmpty()) {
+				continue;
+			}
+			if (!statement.isEmpty()) {
+				statement.append('\n');
+			}
+			statement.append(sql);
+			if (sql.endsWith(";")) {
+				statements.add(statement.substring(0, statement.length() - 1));
+				statement.setLength(0);
+			}
+		}
+		if (!statement.isEmpty()) {
+			statements.add(statement.toString());
+		}
+		return statements;
 	}
 
 }

@@ -12,13 +12,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * then an insert, so two callers replacing one key at once may both insert.
  * <p>
  * Its {@code CREATE INDEX IF NOT EXISTS} fails when another session creates the same index at the
- * same moment, and it has no lock a session can take by name: the schema script runs under a lock
+ * same moment, and it has no lock a session can take by name: the migration scripts run under a lock
  * of this JVM, which is where an in-memory database's sessions are (several application contexts
  * of one test run, say). Instances in several JVMs on one H2 server are not kept apart.
  */
 public class H2Dialect extends DurableDialect {
 
-	/** By the tables' prefix; held by the thread that runs the script, from lock to unlock. */
+	/** By the tables' prefix; held by the thread that runs the scripts, from lock to unlock. */
 	private static final ConcurrentMap<String, ReentrantLock> schemaLocks = new ConcurrentHashMap<>();
 
 	@Override

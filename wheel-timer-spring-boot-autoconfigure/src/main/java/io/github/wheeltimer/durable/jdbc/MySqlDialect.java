@@ -43,6 +43,11 @@ public class MySqlDialect extends DurableDialect {
 	/** How long an instance starting waits for another one's script, in seconds. */
 	private static final int SCHEMA_LOCK_TIMEOUT = 60;
 
+	/** ER_DUP_FIELDNAME, "Duplicate column name", and its SQLState. */
+	private static final int DUPLICATE_COLUMN = 1060;
+
+	private static final String DUPLICATE_COLUMN_STATE = "42S21";
+
 	private final String platform;
 
 	/** Creates the dialect of MySQL. */
@@ -68,10 +73,10 @@ public class MySqlDialect extends DurableDialect {
 		return this.platform;
 	}
 
-	/** Both platforms share one script. */
+	/** Both platforms share one folder of scripts. */
 	@Override
-	public String schemaLocation() {
-		return "classpath:io/github/wheeltimer/durable/schema-mysql.sql";
+	public String schemaFolder() {
+		return "io/github/wheeltimer/durable/schema/mysql";
 	}
 
 	@Override
@@ -149,9 +154,8 @@ public class MySqlDialect extends DurableDialect {
 
 	/**
 	 * A named lock of the server, released by {@link #unlockSchema} or by the end of the session:
-	 * the script's {@code CREATE TABLE IF NOT EXISTS} is safe on its own, but a later version's
-	 * {@code ALTER TABLE} would not be, and instances starting together then take turns, as on the
-	 * other databases.
+	 * {@code CREATE TABLE IF NOT EXISTS} is safe on its own, but a step's {@code ALTER TABLE ... ADD
+	 * COLUMN} is not, and instances starting together take turns, as on the other databases.
 	 */
 	@Override
 	public void lockSchema(JdbcTemplate jdbc, String name) {
@@ -159,13 +163,26 @@ public class MySqlDialect extends DurableDialect {
 				SCHEMA_LOCK_TIMEOUT);
 		if (locked == null || locked != 1) {
 			throw new IllegalStateException("Could not take the lock " + lockName(name) + " within "
-					+ SCHEMA_LOCK_TIMEOUT + " s to create the durable calls' tables: another instance holds it");
+					+ SCHEMA_LOCK_TIMEOUT + " s to create or upgrade the durable calls' tables: another instance"
+					+ " holds it");
 		}
 	}
 
 	@Override
 	public void unlockSchema(JdbcTemplate jdbc, String name) {
 		jdbc.queryForObject("SELECT RELEASE_LOCK(?)", Integer.class, lockName(name));
+	}
+
+	/**
+	 * An {@code ADD COLUMN} refused as a duplicate column name (error 1060): neither has
+	 * {@code ADD COLUMN IF NOT EXISTS} in the SQL both accept, and each {@code ALTER TABLE} commits
+	 * on its own, so a step that stopped after one finds its column at the next start.
+	 */
+	@Override
+	public boolean alreadyApplied(String statement, SQLException failure) {
+		boolean duplicateColumn = failure.getErrorCode() == DUPLICATE_COLUMN
+				|| DUPLICATE_COLUMN_STATE.equals(failure.getSQLState());
+		return duplicateColumn && statement.toUpperCase(Locale.ROOT).contains("ADD COLUMN");
 	}
 
 	private static String lockName(String name) {

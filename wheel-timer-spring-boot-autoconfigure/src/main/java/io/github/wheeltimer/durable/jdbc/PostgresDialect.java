@@ -6,8 +6,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * PostgreSQL 12 and later: the claim and a batch's gates are each one {@code UPDATE ...
- * RETURNING}, whose subquery's row locks last as long as the update, and the schema script
- * runs under an advisory lock, as its {@code CREATE ... IF NOT EXISTS} fails when another
+ * RETURNING}, whose subquery's row locks last as long as the update, and the migration scripts
+ * run under an advisory lock, as {@code CREATE ... IF NOT EXISTS} fails when another
  * session creates the same table at the same moment.
  */
 public class PostgresDialect extends DurableDialect {

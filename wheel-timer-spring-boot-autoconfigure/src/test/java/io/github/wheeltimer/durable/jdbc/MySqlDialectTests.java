@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable.jdbc;
 
+import java.sql.SQLException;
 import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,19 @@ class MySqlDialectTests {
 	}
 
 	@Test
+	void takesAColumnAddedBeforeAsAnAddColumnAlreadyAppliedAndNothingElse() {
+		String add = "ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN shape VARCHAR(16) NOT NULL DEFAULT ''";
+		assertThat(this.dialect.alreadyApplied(add, new SQLException("Duplicate column name 'shape'", "42S21", 1060)))
+			.isTrue();
+		assertThat(this.dialect.alreadyApplied(add, new SQLException("Table 'db.WHEEL_TIMER_CALL' doesn't exist",
+				"42S02", 1146)))
+			.isFalse();
+		assertThat(this.dialect.alreadyApplied("CREATE TABLE T (a INTEGER, a INTEGER)",
+				new SQLException("Duplicate column name 'a'", "42S21", 1060)))
+			.isFalse();
+	}
+
+	@Test
 	void isFoundUnderBothNamesAndSharesOneScript() {
 		assertThat(DurableDialect.forPlatform("MySQL")).isInstanceOf(MySqlDialect.class)
 			.extracting(DurableDialect::platform)
@@ -58,8 +72,8 @@ class MySqlDialectTests {
 		assertThat(DurableDialect.forPlatform("mariadb")).isInstanceOf(MySqlDialect.class)
 			.extracting(DurableDialect::platform)
 			.isEqualTo("mariadb");
-		assertThat(MySqlDialect.mariaDb().schemaLocation()).isEqualTo(this.dialect.schemaLocation())
-			.endsWith("schema-mysql.sql");
+		assertThat(MySqlDialect.mariaDb().schemaFolder()).isEqualTo(this.dialect.schemaFolder())
+			.isEqualTo("io/github/wheeltimer/durable/schema/mysql");
 	}
 
 }

@@ -1,5 +1,8 @@
--- Durable delayed calls of wheel-timer, for MySQL 8.0+ and MariaDB 10.6+ (InnoDB). WHEEL_TIMER_ is the
--- table prefix (wheel-timer.durable.jdbc.table-prefix); change it here too if you apply this script yourself.
+-- Durable delayed calls of wheel-timer, for MySQL 8.0+ and MariaDB 10.6+ (InnoDB).
+-- Step 1 of the tables' versions: the calls' and the instances' tables.
+-- WHEEL_TIMER_ is the table prefix (wheel-timer.durable.jdbc.table-prefix): replace it if you apply this script
+-- by hand. With Flyway or Liquibase, copy it into a migration of your own, as your application's next version:
+-- pointed at directly, this folder's V1__ and V2__ would clash with your application's own versions.
 -- Instants are DATETIME(6) in UTC, whatever the server's and the session's time zone; ids are UUIDs as text.
 -- Indexes are declared in CREATE TABLE: MySQL has no CREATE INDEX IF NOT EXISTS, nor partial indexes.
 
