@@ -51,6 +51,7 @@ export function drawOverview(durable) {
 
 	drawByMethod(durable.byMethod || {}, durable.unknownMethods || {});
 	drawUnknownMethods(durable.unknownMethods || {});
+	drawUnreadable(durable.unreadable || []);
 	drawInstances(durable);
 }
 
@@ -84,6 +85,17 @@ function drawUnknownMethods(unknown) {
 			type: 'button', class: 'danger small', text: 'Delete…', 'data-write': '', disabled: !writable,
 			onclick: () => deleteMethod(method, unknown[method]),
 		}))), (row, method) => setText(row.cells[1], unknown[method]), 'none: every method is known', 3);
+}
+
+function drawUnreadable(unreadable) {
+	syncRows($('unreadable-calls'), unreadable, (calls) => `${calls.methodId} ${calls.shape}`, () => el('tr', {},
+		el('td', { class: 'method' }, el('code')), el('td', { class: 'key' }), el('td', { class: 'num' }),
+		el('td', { class: 'when' })), (row, calls) => {
+		setText(row.cells[0].firstChild, calls.methodId);
+		setText(row.cells[1], calls.shape || 'unrecorded (written before the tables recorded shapes)');
+		setText(row.cells[2], calls.count);
+		setText(row.cells[3], calls.oldestDue ? `${formatInstant(calls.oldestDue)} (${ago(calls.oldestDue)})` : '–');
+	}, 'none: every waiting call is read by a live instance', 4);
 }
 
 // ---- instances ---------------------------------------------------------------------------------

@@ -224,6 +224,25 @@ class ConsoleBrowserTests {
 	}
 
 	/**
+	 * A payment timeout written by another version of the shop, whose parameter was an object
+	 * where this one takes the order id: this instance cannot read it, leaves it waiting, and the
+	 * console lists it, with the writer's argument shape.
+	 */
+	@Test
+	void anOperatorSeesTheCallsAnotherVersionWroteThatNoLiveInstanceCanRead() {
+		this.jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, call_key, arguments, due_at, state, shape)"
+				+ " VALUES (?, ?, '998', '[{\"orderId\":\"998\",\"currency\":\"EUR\"}]', ?, 'PENDING', 'feedfacefeedface')",
+				UUID.randomUUID(), PaymentTimeouts.CANCEL_IF_UNPAID, OffsetDateTime.now(ZoneOffset.UTC).minusSeconds(1));
+		this.console.open("durable");
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.unreadableCalls()).singleElement()
+			.satisfies((row) -> assertThat(row).startsWith(PaymentTimeouts.CANCEL_IF_UNPAID + "\tfeedfacefeedface\t1\t")));
+		assertThat(this.jdbc.queryForList("SELECT state FROM WHEEL_TIMER_CALL WHERE call_key = '998'", String.class))
+			.containsExactly("PENDING");
+		// The other tests share this instance and its database.
+		this.jdbc.update("DELETE FROM WHEEL_TIMER_CALL WHERE call_key = '998'");
+	}
+
+	/**
 	 * A call of the method an earlier version of the shop had, {@code PaymentTimeouts.remindUnpaid},
 	 * left in the database after a deploy removed the method: no instance will ever run it.
 	 */

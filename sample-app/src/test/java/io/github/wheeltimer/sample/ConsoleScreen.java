@@ -159,6 +159,11 @@ public final class ConsoleScreen implements AutoCloseable {
 		return all("#unknown-methods tr:not(.empty)", "innerText");
 	}
 
+	/** The rows of the table of calls no live instance can read. */
+	public List<String> unreadableCalls() {
+		return all("#unreadable-calls tr:not(.empty)", "innerText");
+	}
+
 	/** Clicks the delete button of a method no live instance knows. */
 	public void deleteUnknownMethod(String methodId) {
 		this.browser.findElements(By.cssSelector("#unknown-methods tr:not(.empty)"))
