@@ -1,6 +1,6 @@
 package io.github.wheeltimer.durable;
 
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
  */
 public record MethodShapes(String shape, Set<String> unreadable) {
 
+	/** How the list of unreadable shapes writes the empty one. */
+	private static final String UNRECORDED = "-";
+
 	/**
 	 * @param shape the instance's own argument shape of the method
 	 * @param unreadable the shapes of calls it found it cannot read
@@ -29,8 +32,9 @@ public record MethodShapes(String shape, Set<String> unreadable) {
 
 	/**
 	 * Writes the shapes of an instance's methods as its row keeps them: a line per method, the
-	 * method's id, its shape, and the shapes it cannot read, tab-separated. A method id holds no
-	 * line break; a shape holds neither tab nor comma.
+	 * method's id, its shape, and the shapes it cannot read, comma-separated, tab-separated. A method
+	 * id holds no line break; a shape is hexadecimal digits, or empty (calls written before the
+	 * tables recorded shapes), which the list writes as {@value #UNRECORDED}.
 	 * @param byMethod the shapes by method id
 	 * @return the text
 	 */
@@ -40,8 +44,12 @@ public record MethodShapes(String shape, Set<String> unreadable) {
 			if (!text.isEmpty()) {
 				text.append('\n');
 			}
-			text.append(method).append('\t').append(shapes.shape()).append('\t')
-				.append(String.join(",", new TreeSet<>(shapes.unreadable())));
+			text.append(method).append('\t').append(shapes.shape()).append('\t');
+			String separator = "";
+			for (String shape : new TreeSet<>(shapes.unreadable())) {
+				text.append(separator).append(shape.isEmpty() ? UNRECORDED : shape);
+				separator = ",";
+			}
 		});
 		return text.toString();
 	}
@@ -65,8 +73,11 @@ public record MethodShapes(String shape, Set<String> unreadable) {
 				continue;
 			}
 			String unreadable = line.substring(last + 1);
-			byMethod.put(line.substring(0, before), new MethodShapes(line.substring(before + 1, last),
-					unreadable.isEmpty() ? Set.of() : Set.copyOf(Arrays.asList(unreadable.split(",")))));
+			Set<String> shapes = new HashSet<>();
+			for (String shape : unreadable.isEmpty() ? new String[0] : unreadable.split(",")) {
+				shapes.add(shape.equals(UNRECORDED) ? "" : shape);
+			}
+			byMethod.put(line.substring(0, before), new MethodShapes(line.substring(before + 1, last), shapes));
 		}
 		return byMethod;
 	}

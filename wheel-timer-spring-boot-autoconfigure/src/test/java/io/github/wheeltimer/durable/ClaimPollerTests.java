@@ -216,6 +216,26 @@ class ClaimPollerTests {
 			.doesNotContain("no instance was running");
 	}
 
+	/**
+	 * Another instance held it, died, and a third took it over while this one started: this one
+	 * did not see the take-over, but saw the others' rows at its start, and does not say that no
+	 * instance was running.
+	 */
+	@Test
+	void theLineOfACallAnotherInstanceTookOverSaysItMayHaveWaitedForALease(CapturedOutput output) {
+		DurableHarness harness = harness();
+		harness.instances.heartbeat(UUID.randomUUID(), "shop-2", List.of(id("remind")), "", false);
+		UUID id = harness.insertPending("remind", Duration.ofMinutes(-1), "o-1");
+
+		harness.start();
+
+		assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");
+		assertThat(output).contains("Durable call " + id + " to OrderTimeouts.remind")
+			.contains("runs 60000 ms after its due time ")
+			.contains(": it fell due before this instance started (at " + harness.now() + "), while other instances shared the calls: the one that held it died, and its lease")
+			.doesNotContain("no instance was running");
+	}
+
 	@Test
 	void theLineOfACallThatFellDueBeforeAnyInstanceRanSaysSo(CapturedOutput output) {
 		DurableHarness harness = harness();
