@@ -52,6 +52,9 @@ final class ArgumentShapes {
 	/** By method id: the own shapes of the other live instances, as the last poll read them. */
 	private volatile Map<String, Set<String>> liveWriters = Map.of();
 
+	/** Whether the last poll saw a live instance of an older starter, which records no shapes. */
+	private volatile boolean olderStarterLive;
+
 	ArgumentShapes(DurableMethods methods) {
 		this.methods = methods;
 	}
@@ -59,17 +62,52 @@ final class ArgumentShapes {
 	/**
 	 * Notes the other live instances, at each poll.
 	 * @param live the shapes each live instance published, {@code null} for an instance of an older
-	 * starter (it publishes none, and is left nothing: it claims what it claims)
+	 * starter (it publishes none, and is left nothing: it claims what it claims; while one is live,
+	 * new calls record no shape, see {@link #written})
 	 */
 	void live(Collection<@Nullable Map<String, MethodShapes>> live) {
 		Map<String, Set<String>> writers = new HashMap<>();
+		boolean olderStarter = false;
 		for (Map<String, MethodShapes> instance : live) {
+			olderStarter |= (instance == null);
 			if (instance != null) {
 				instance.forEach((method, shapes) -> writers.computeIfAbsent(method, (id) -> new HashSet<>())
 					.add(shapes.shape()));
 			}
 		}
 		this.liveWriters = writers;
+		this.olderStarterLive = olderStarter;
+	}
+
+	/**
+	 * The shape a new call records: this version's, unless an instance of an older starter is live.
+	 * That one replaces a call by its key without recording a shape, so the row would keep this
+	 * version's shape over the older one's arguments, and this version would not try them as
+	 * another version's; with no shape recorded, every version tries it. A call made before the poll
+	 * sees an older starter join keeps this version's shape: a replace from that one then fails it
+	 * when it runs, as a row changed by hand.
+	 */
+	String written(DurableMethod method) {
+		return this.olderStarterLive ? "" : method.shape();
+	}
+
+	/**
+	 * Whether this instance reads a call's arguments, for an operator's change that would hold it
+	 * here (run now, a reschedule within the horizon): one of its own shape it does; any other is
+	 * tried.
+	 */
+	boolean readable(DurableMethod method, String arguments) {
+		try {
+			method.arguments().read(arguments);
+			return true;
+		}
+		catch (DurableArguments.Malformed malformed) {
+			// No version reads it: held here, it fails with the reason, as before.
+			return true;
+		}
+		catch (RuntimeException unreadable) {
+			return false;
+		}
 	}
 
 	/**
@@ -196,7 +234,11 @@ final class ArgumentShapes {
 
 	/** A shape as messages name it: the empty one is that of calls written before shapes were recorded. */
 	static String shapeName(String shape) {
-		return shape.isEmpty() ? "unrecorded (written before version 2 of the tables)" : shape;
+		if (shape.isEmpty()) {
+			return "unrecorded (written by a starter that records none)";
+		}
+		return shape.equals(CallRepository.UNREAD)
+				? "'" + CallRepository.UNREAD + "' (written by a starter that records none, and found unreadable)" : shape;
 	}
 
 }

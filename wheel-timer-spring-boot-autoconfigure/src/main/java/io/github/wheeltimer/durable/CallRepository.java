@@ -110,7 +110,27 @@ public interface CallRepository {
 	 * passed (its answer was lost, or its executor refused it); that attempt is then taken back.
 	 * @return whether the call was {@code owner}'s and is pending again
 	 */
-	boolean releaseAfterGate(UUID id, UUID owner, int attempt);
+	default boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
+		return releaseAfterGate(id, owner, attempt, null);
+	}
+
+	/**
+	 * Hands back a call as {@link #releaseAfterGate(UUID, UUID, int)} does, recording in its row the
+	 * argument shape it is to be known by from now on: a call this instance could not read whose
+	 * row named no shape, or named this instance's own (an older starter replaced its arguments by
+	 * its key, and left the shape as it was), is recorded as {@link #UNREAD}, so that instances
+	 * leave it by that shape rather than every call of their own.
+	 * @param shape the shape to record, or {@code null} to keep the row's
+	 * @return whether the call was {@code owner}'s and is pending again
+	 */
+	boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape);
+
+	/**
+	 * The shape recorded for a call that names no shape it can be read by: written by a starter
+	 * that records none (or whose arguments it replaced without one), and found unreadable by an
+	 * instance. Not hexadecimal, so no version's shape.
+	 */
+	String UNREAD = "unread";
 
 	/**
 	 * Hands back the calls {@code owner} claimed and has not started.

@@ -311,11 +311,16 @@ final class ClaimPoller {
 		}
 		catch (RuntimeException unreadable) {
 			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
-			this.shapes.cannotRead(method, row.shape(), unreadable.getMessage());
+			// A row that names no shape (an older starter's) is known from now on as unread, so that
+			// the other calls such starters wrote, which this instance may read, are not left with it.
+			String shape = row.shape().isEmpty() ? CallRepository.UNREAD : row.shape();
+			this.shapes.cannotRead(method, shape, unreadable.getMessage());
 			// Through the writes that wait for the database: a release that fails is retried by the
 			// next poll, or the stop, rather than leaving the row claimed by a live instance.
 			this.writes.write(new RowWrites.Write("Durable call " + row.id() + " to " + method, "given back unread",
-					() -> this.calls.release(row.id(), this.instance), null));
+					() -> this.calls.releaseAfterGate(row.id(), this.instance, row.tries().attempts(),
+							shape.equals(row.shape()) ? null : shape),
+					null));
 			this.counters.handedBack.increment();
 			return false;
 		}
@@ -333,6 +338,12 @@ final class ClaimPoller {
 		}
 		if (Duration.between(row.due(), now).compareTo(this.settings.horizon()) <= 0) {
 			return null;
+		}
+		DurableMethod method = this.methods.find(row.methodId());
+		if (method != null && !row.shape().isEmpty() && this.shapes.foreign(method, row.shape())) {
+			return "it was written by another version of the application (argument shape "
+					+ ArgumentShapes.shapeName(row.shape()) + "), and waited while no live instance that reads it"
+					+ " claimed it (its version stopped, or a rollback), or for an instance to run at all";
 		}
 		if (row.tries().cutShort()) {
 			return "it had started on an instance that then died, or lost its lease, before the call ended: it"

@@ -119,7 +119,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		CallRunner runner = new CallRunner(calls, this.methods, this.held, this.writes, this.counters, this.clock,
 				this.instance, settings.lease(), settings.horizon());
 		this.runner = runner;
-		this.client = new DurableClient(calls, this.methods, this.held, runner, this.writes, this.counters, this.clock,
+		this.client = new DurableClient(calls, this.methods, this.shapes, this.held, runner, this.writes, this.counters, this.clock,
 				this.instance, settings.instanceName(), settings.horizon(), () -> this.running);
 		this.reports = new DurableReports(calls, instances, this.methods, this.shapes, settings.lease(), this.instance);
 		this.poller = new ClaimPoller(calls, instances, this.methods, this.shapes, this.held, runner, this.writes,

@@ -36,6 +36,8 @@ final class DurableClient {
 
 	private final DurableMethods methods;
 
+	private final ArgumentShapes shapes;
+
 	private final HeldCalls held;
 
 	private final CallRunner runner;
@@ -56,11 +58,12 @@ final class DurableClient {
 	/** Whether this instance takes calls on its wheels: after its start, until its stop. */
 	private final BooleanSupplier running;
 
-	DurableClient(CallRepository calls, DurableMethods methods, HeldCalls held, CallRunner runner, RowWrites writes,
-			DurableCounters counters, DurableClock clock, UUID instance, String instanceName, Duration horizon,
-			BooleanSupplier running) {
+	DurableClient(CallRepository calls, DurableMethods methods, ArgumentShapes shapes, HeldCalls held,
+			CallRunner runner, RowWrites writes, DurableCounters counters, DurableClock clock, UUID instance,
+			String instanceName, Duration horizon, BooleanSupplier running) {
 		this.calls = calls;
 		this.methods = methods;
+		this.shapes = shapes;
 		this.held = held;
 		this.runner = runner;
 		this.writes = writes;
@@ -89,7 +92,7 @@ final class DurableClient {
 		String traceParent = method.method().observer().traceParent();
 		try {
 			this.calls.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent,
-					method.shape());
+					this.shapes.written(method));
 		}
 		catch (DataAccessResourceFailureException ex) {
 			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {
@@ -171,7 +174,10 @@ final class DurableClient {
 		}
 		Instant at = DurableClock.wholeMicros(due);
 		DurableMethod method = this.methods.find(call.methodId());
-		boolean near = method != null && this.running.getAsBoolean() && !at.isAfter(now.plus(this.horizon));
+		// One this instance cannot read (another version wrote it) waits for the poll of an instance
+		// that reads it: held here, it would run into its failure.
+		boolean near = method != null && this.running.getAsBoolean() && !at.isAfter(now.plus(this.horizon))
+				&& this.shapes.readable(method, call.arguments());
 		UUID owner = near ? this.instance : null;
 		UUID id;
 		// Whether this instance held the call before: then a claim here only moves it on its wheel,

@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.durable.DurableApp.Order;
@@ -1146,6 +1147,59 @@ abstract class DurableCallsContractTests {
 	}
 
 	/**
+	 * While an instance of an older starter is live, new calls record no shape: that starter
+	 * replaces a call by its key without recording one, and the row would otherwise name this
+	 * version's shape over the older one's arguments.
+	 */
+	@Test
+	void aCallMadeWhileAnOlderStarterIsLiveRecordsNoShape() {
+		String url = newDatabase();
+		ConfigurableApplicationContext app = start(url);
+		JdbcTemplate jdbc = jdbc(app);
+		DurableDialect dialect = app.getBean(DurableDialect.class);
+		assertThat(shapeOfACallMadeNow(app, "before")).isEqualTo(app.getBean(DurableCalls.class).shape("orders.far"));
+		UUID older = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods) VALUES (?,"
+				+ " 'older', " + dialect.now() + ", " + dialect.now() + ", ?)", dialect.id(older), "orders.far");
+		// From the next poll on, which sees it live (its heartbeat kept within the lease meanwhile).
+		AtomicInteger made = new AtomicInteger();
+		await().atMost(Duration.ofSeconds(5)).until(() -> {
+			jdbc.update("UPDATE WHEEL_TIMER_INSTANCE SET heartbeat_at = " + dialect.now() + " WHERE id = ?",
+					dialect.id(older));
+			return shapeOfACallMadeNow(app, "while-" + made.incrementAndGet()).isEmpty();
+		});
+	}
+
+	private static String shapeOfACallMadeNow(ConfigurableApplicationContext app, String callId) {
+		app.getBean(Orders.class).far(callId, Instant.now());
+		return jdbc(app).queryForObject("SELECT shape FROM WHEEL_TIMER_CALL WHERE arguments LIKE ?", String.class,
+				"[\"" + callId + "\"%");
+	}
+
+	/**
+	 * Calls written by a starter that records no shape are judged one by one: the one this instance
+	 * cannot read is recorded as unread and waits, reported; the others run.
+	 */
+	@Test
+	void aCallWithoutAShapeThatCannotBeReadWaitsAsUnreadAndTheOthersRun() {
+		ConfigurableApplicationContext app = start(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		insertRow(jdbc, "orders.far", "[\"bad\",\"not an instant\"]", "PENDING", null, 0, "");
+		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0, "");
+		awaitRuns(app, 1);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("good");
+		DurableCalls durable = app.getBean(DurableCalls.class);
+		List<UnreadableCalls> unreadable = await().atMost(Duration.ofSeconds(10))
+			.until(() -> durable.report(10).unreadable(), (waiting) -> waiting.size() == 1);
+		assertThat(unreadable.get(0).methodId()).isEqualTo("orders.far");
+		assertThat(unreadable.get(0).shape()).isEqualTo(CallRepository.UNREAD);
+		assertThat(jdbc.queryForObject("SELECT state FROM WHEEL_TIMER_CALL", String.class)).isEqualTo("PENDING");
+		insertRow(jdbc, "orders.far", "[\"also good\",null]", "PENDING", null, 0, "");
+		awaitRuns(app, 2);
+		assertThat(durable.counts().failed()).isZero();
+	}
+
+	/**
 	 * A rolling deploy: two versions of the application up at once, the second with a property
 	 * more in the method's parameter, each writing calls. Each version's calls run on that version,
 	 * with every property they were written with: none is failed by the version that cannot read
@@ -1196,6 +1250,13 @@ abstract class DurableCallsContractTests {
 		assertThat(unreadable.get(0).methodId()).isEqualTo(Deploys.METHOD);
 		assertThat(unreadable.get(0).shape()).isEqualTo(newerShape);
 		assertThat(Deploys.runs(jdbc, "")).isEmpty();
+		// An operator's "run now" on the older version: it cannot read the call, so it leaves it to
+		// the poll of an instance that can, rather than holding it to fail.
+		UUID oneOfThem = older.list(new CallRepository.Filter(Deploys.METHOD, null, null), 0, 1).calls().get(0).id();
+		StoredCall runNow = older.reschedule(oneOfThem, older.now());
+		assertThat(runNow.state()).isEqualTo(CallState.PENDING);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> older.report(10).unreadable(), (waiting) -> waiting.size() == 1 && waiting.get(0).count() == 10);
 		assertThat(jdbc.queryForList("SELECT DISTINCT state FROM WHEEL_TIMER_CALL", String.class))
 			.containsExactly("PENDING");
 		assertThat(older.counts().failed()).isZero();

@@ -296,7 +296,7 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
+	public boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
 		this.statements.sent("releaseAfterGate");
 		synchronized (this.db) {
 			Row row = this.rows.get(id);
@@ -314,6 +314,9 @@ final class FakeCallRepository implements CallRepository {
 					row.callKey = key;
 					row.startedKey = null;
 				}
+			}
+			if (shape != null) {
+				row.shape = shape;
 			}
 			row.toPending();
 			return true;

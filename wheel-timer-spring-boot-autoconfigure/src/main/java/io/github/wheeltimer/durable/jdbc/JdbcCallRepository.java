@@ -356,14 +356,17 @@ public final class JdbcCallRepository implements CallRepository {
 	 * the state last, for databases that read each assignment's left side as already set.
 	 */
 	@Override
-	public boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
+	public boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
 		String keyBack = "call_key = CASE WHEN state = '" + RUNNING + "' THEN started_key ELSE call_key END,"
 				+ " started_key = CASE WHEN state = '" + RUNNING + "' THEN NULL ELSE started_key END, ";
+		String shapeSet = (shape != null) ? "shape = ?, " : "";
+		Object[] arguments = (shape != null) ? new Object[] { shape, this.dialect.id(id), this.dialect.id(owner), attempt }
+				: new Object[] { this.dialect.id(id), this.dialect.id(owner), attempt };
 		try {
-			return update(releaseAfterGate(keyBack), this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+			return update(releaseAfterGate(keyBack + shapeSet), arguments) == 1;
 		}
 		catch (DuplicateKeyException taken) {
-			return update(releaseAfterGate(""), this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
+			return update(releaseAfterGate(shapeSet), arguments) == 1;
 		}
 	}
 
