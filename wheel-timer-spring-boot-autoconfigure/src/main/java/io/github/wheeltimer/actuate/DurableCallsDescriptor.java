@@ -168,7 +168,8 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param retried runs that threw and that their {@code @Retryable} tries again
 	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
 	 * @param takenOver calls of dead instances it released
-	 * @param handedBack held calls handed back unstarted
+	 * @param handedBack claimed calls handed back unstarted: at a stop, refused, or written by another
+	 * version whose arguments this instance cannot read
 	 * @param cancelled calls its callers cancelled
 	 * @param suspectedDuplicates calls that started here after starting on an instance whose lease
 	 * ran out

@@ -162,7 +162,7 @@ public class WheelTimerDurableProperties {
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
 		/**
-		 * Prefix of the two tables' names: <prefix>CALL and <prefix>INSTANCE.
+		 * Prefix of the tables' names: <prefix>CALL, <prefix>INSTANCE and <prefix>SCHEMA_VERSION.
 		 */
 		private String tablePrefix = "WHEEL_TIMER_";
 

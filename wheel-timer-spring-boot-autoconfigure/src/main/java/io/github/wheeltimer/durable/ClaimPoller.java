@@ -125,8 +125,9 @@ final class ClaimPoller {
 	private long lastFullPollNanos = System.nanoTime();
 
 	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
-			HeldCalls held, CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters, DurableClock clock,
-			DurableLease lease, DurableScheduler scheduler, DurableSettings settings, UUID instance) {
+			HeldCalls held, CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters,
+			DurableClock clock, DurableLease lease, DurableScheduler scheduler, DurableSettings settings,
+			UUID instance) {
 		this.calls = calls;
 		this.instances = instances;
 		this.methods = methods;

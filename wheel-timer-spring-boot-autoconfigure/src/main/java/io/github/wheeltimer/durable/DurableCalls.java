@@ -559,7 +559,8 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * row waits for the next attempt
 	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
 	 * @param takenOver calls of dead instances this instance released for everyone
-	 * @param handedBack held calls handed back unstarted (stop, refusal)
+	 * @param handedBack claimed calls handed back unstarted (stop, refusal, or arguments this instance
+	 * cannot read: another version wrote them)
 	 * @param cancelled calls this instance's callers cancelled (by key, or through the future),
 	 * wherever they were held
 	 * @param suspectedDuplicates calls that started here after starting before on an instance whose
