@@ -49,54 +49,67 @@ final class ArgumentShapes {
 	/** Bumped by each addition to {@link #unreadable}, after it: what the heartbeat publishes anew. */
 	private volatile int changes;
 
-	/** By method id: the own shapes of the other live instances, as the last poll read them. */
+	/**
+	 * By method id: the shapes other live versions write, as the last poll read them (this
+	 * instance's own left out): empty while every instance runs one version.
+	 */
 	private volatile Map<String, Set<String>> liveWriters = Map.of();
 
-	/** Whether the last poll saw a live instance of an older starter, which records no shapes. */
-	private volatile boolean olderStarterLive;
+	/** The methods a live instance of an older starter knows: it records no shapes. */
+	private volatile Set<String> olderStarterMethods = Set.of();
 
 	ArgumentShapes(DurableMethods methods) {
 		this.methods = methods;
 	}
 
 	/**
-	 * Notes the other live instances, at each poll.
-	 * @param live the shapes each live instance published, {@code null} for an instance of an older
-	 * starter (it publishes none, and is left nothing: it claims what it claims; while one is live,
-	 * new calls record no shape, see {@link #written})
+	 * Notes the live instances, at each poll.
+	 * @param live the shapes each live instance published; an instance of an older starter, which
+	 * publishes none, has an empty shape for each method it knows (it is left nothing: it claims
+	 * what it claims; while one is live, new calls of its methods record no shape, see
+	 * {@link #written})
 	 */
-	void live(Collection<@Nullable Map<String, MethodShapes>> live) {
+	void live(Collection<Map<String, MethodShapes>> live) {
 		Map<String, Set<String>> writers = new HashMap<>();
-		boolean olderStarter = false;
+		Set<String> olderStarter = new HashSet<>();
 		for (Map<String, MethodShapes> instance : live) {
-			olderStarter |= (instance == null);
-			if (instance != null) {
-				instance.forEach((method, shapes) -> writers.computeIfAbsent(method, (id) -> new HashSet<>())
-					.add(shapes.shape()));
-			}
+			instance.forEach((method, shapes) -> {
+				if (shapes.shape().isEmpty()) {
+					olderStarter.add(method);
+				}
+				else if (!shapes.shape().equals(own(method))) {
+					writers.computeIfAbsent(method, (id) -> new HashSet<>()).add(shapes.shape());
+				}
+			});
 		}
 		this.liveWriters = writers;
-		this.olderStarterLive = olderStarter;
+		this.olderStarterMethods = olderStarter;
 	}
 
 	/**
-	 * The shape a new call records: this version's, unless an instance of an older starter is live.
-	 * That one replaces a call by its key without recording a shape, so the row would keep this
-	 * version's shape over the older one's arguments, and this version would not try them as
-	 * another version's; with no shape recorded, every version tries it. A call made before the poll
-	 * sees an older starter join keeps this version's shape: a replace from that one then fails it
-	 * when it runs, as a row changed by hand.
+	 * The shape a new call records: this version's, unless a live instance of an older starter
+	 * knows its method. That one replaces a call by its key without recording a shape, so the row
+	 * would keep this version's shape over the older one's arguments, and this version would not
+	 * try them as another version's; with no shape recorded, every version tries it. A call made
+	 * before the poll sees an older starter join keeps this version's shape: a replace from that
+	 * one then fails it when it runs, as a row changed by hand.
 	 */
 	String written(DurableMethod method) {
-		return this.olderStarterLive ? "" : method.shape();
+		return this.olderStarterMethods.contains(method.id()) ? "" : method.shape();
 	}
 
 	/**
-	 * Whether this instance reads a call's arguments, for an operator's change that would hold it
-	 * here (run now, a reschedule within the horizon): one of its own shape it does; any other is
-	 * tried.
+	 * Whether an operator's change (run now, a reschedule within the horizon) may hold a call on
+	 * this instance: one of its own shape, or one whose writer's version is not live and whose
+	 * arguments this instance reads. Any other is left to the polls, as a new claim would be.
 	 */
-	boolean readable(DurableMethod method, String arguments) {
+	boolean mayHold(DurableMethod method, String shape, String arguments) {
+		if (!foreign(method, shape)) {
+			return true;
+		}
+		if (this.liveWriters.getOrDefault(method.id(), Set.of()).contains(shape)) {
+			return false;
+		}
 		try {
 			method.arguments().read(arguments);
 			return true;
@@ -105,7 +118,7 @@ final class ArgumentShapes {
 			// No version reads it: held here, it fails with the reason, as before.
 			return true;
 		}
-		catch (RuntimeException unreadable) {
+		catch (RuntimeException | LinkageError unreadable) {
 			return false;
 		}
 	}
@@ -123,10 +136,8 @@ final class ArgumentShapes {
 		}
 		List<MethodShape> skipped = new ArrayList<>();
 		for (String id : claimable) {
-			String own = own(id);
 			Set<String> leave = new HashSet<>(writers.getOrDefault(id, Set.of()));
 			leave.addAll(this.unreadable.getOrDefault(id, Set.of()));
-			leave.remove(own);
 			leave.forEach((shape) -> skipped.add(new MethodShape(id, shape)));
 		}
 		return skipped;
@@ -153,11 +164,6 @@ final class ArgumentShapes {
 					+ ") cannot be read here: " + reason + ". This instance leaves them to an instance that reads"
 					+ " them; until one is live, they wait");
 		}
-	}
-
-	/** @return whether this instance found calls it cannot read */
-	boolean unreadable() {
-		return !this.unreadable.isEmpty();
 	}
 
 	/** @return how many times the unreadable shapes changed: a heartbeat publishes them again when this moves */

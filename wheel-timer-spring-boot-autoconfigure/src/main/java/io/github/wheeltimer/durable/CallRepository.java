@@ -117,9 +117,8 @@ public interface CallRepository {
 	/**
 	 * Hands back a call as {@link #releaseAfterGate(UUID, UUID, int)} does, recording in its row the
 	 * argument shape it is to be known by from now on: a call this instance could not read whose
-	 * row named no shape, or named this instance's own (an older starter replaced its arguments by
-	 * its key, and left the shape as it was), is recorded as {@link #UNREAD}, so that instances
-	 * leave it by that shape rather than every call of their own.
+	 * row named no shape (an older starter wrote it) is recorded as {@link #UNREAD}, so that
+	 * instances leave it by that name rather than every call older starters wrote.
 	 * @param shape the shape to record, or {@code null} to keep the row's
 	 * @return whether the call was {@code owner}'s and is pending again
 	 */

@@ -118,6 +118,9 @@ final class ClaimPoller {
 	/** Polls only. */
 	private long lastCleanUpNanos = Long.MIN_VALUE;
 
+	/** Polls only: the {@link ArgumentShapes#changes()} the last count of waiting calls saw. */
+	private int countedChanges;
+
 	/** Written by the clean-ups, read by health checks. */
 	private volatile DurableCalls.Waiting waiting = new DurableCalls.Waiting(0, 0);
 
@@ -216,16 +219,11 @@ final class ClaimPoller {
 					this.lastCleanUpNanos = nowNanos;
 					cleanUp();
 				}
-				else if (this.shapes.unreadable()) {
-					// A rolling deploy or a rollback in progress: the count of calls that wait for another
-					// version follows each poll, not each minute, while this instance cannot read some.
-					countWaiting(this.reports.instances(), null);
-				}
 			}
 			Instant now = this.clock.now();
 			Instant horizon = now.plus(this.settings.horizon());
 			List<String> claimable = this.methods.claimable();
-			List<@Nullable Map<String, MethodShapes>> live = this.instances.alive(this.settings.lease());
+			List<Map<String, MethodShapes>> live = this.instances.alive(this.settings.lease());
 			this.shapes.live(live);
 			int alive = live.size();
 			// Alone, an instance claims all it will run; with others, what falls due before it polls
@@ -240,6 +238,12 @@ final class ClaimPoller {
 			// A batch of due calls waits for this instance's executors: what is left is the other
 			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
 			wantRefill = more && this.running;
+			if (!refill && (this.shapes.changes() != this.countedChanges || this.waiting.unreadable() > 0)) {
+				// What this instance cannot read changed, or calls wait for another version: the health
+				// check's count follows each poll (after its claims) until none waits, not each minute.
+				this.countedChanges = this.shapes.changes();
+				countWaiting(this.reports.instances(), null);
+			}
 			this.writes.succeeded(Source.POLL);
 		}
 		catch (RuntimeException ex) {
@@ -310,9 +314,9 @@ final class ClaimPoller {
 			// No version reads it: it runs into its failure here, and is kept failed with the reason.
 			return true;
 		}
-		catch (RuntimeException unreadable) {
-			// IllegalArgumentException from the codec; anything else from a deserializer of the application's.
-			// A row that names no shape (an older starter's) is known from now on as unread, so that
+		catch (RuntimeException | LinkageError unreadable) {
+			// IllegalArgumentException from the codec; anything else from a deserializer of the application's
+			// (a class it needs may be missing): the row must go back, not stay claimed here. A row that names no shape (an older starter's) is known from now on as unread, so that
 			// the other calls such starters wrote, which this instance may read, are not left with it.
 			String shape = row.shape().isEmpty() ? CallRepository.UNREAD : row.shape();
 			this.shapes.cannotRead(method, shape, unreadable.getMessage());
@@ -340,15 +344,15 @@ final class ClaimPoller {
 		if (Duration.between(row.due(), now).compareTo(this.settings.horizon()) <= 0) {
 			return null;
 		}
-		DurableMethod method = this.methods.find(row.methodId());
-		if (method != null && !row.shape().isEmpty() && this.shapes.foreign(method, row.shape())) {
-			return "it was written by another version of the application (argument shape "
-					+ ArgumentShapes.shapeName(row.shape()) + "), and waited while no live instance that reads it"
-					+ " claimed it (its version stopped, or a rollback), or for an instance to run at all";
-		}
 		if (row.tries().cutShort()) {
 			return "it had started on an instance that then died, or lost its lease, before the call ended: it"
 					+ " waited for that lease to run out, and for an instance to take the call over";
+		}
+		DurableMethod method = this.methods.find(row.methodId());
+		if (method != null && !row.shape().isEmpty() && this.shapes.foreign(method, row.shape())) {
+			return "it was written by another version of the application (argument shape "
+					+ ArgumentShapes.shapeName(row.shape()) + "): it may have waited while no live instance that"
+					+ " reads it claimed it (its version stopped, or was rolled back), or for any instance to run";
 		}
 		if (row.due().isBefore(this.startedAt)) {
 			return this.othersAtStart

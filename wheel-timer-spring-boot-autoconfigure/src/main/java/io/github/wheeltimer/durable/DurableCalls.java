@@ -464,9 +464,10 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 
 	/**
 	 * Returns how many pending calls wait for an instance that is not running, as this instance's
-	 * once-a-minute clean-up last counted them (no statement of its own): calls of methods no live
-	 * instance knows, then calls written by a version of the application whose arguments no live
-	 * instance can read.
+	 * polls last counted them (no statement of its own): calls of methods no live instance knows,
+	 * counted once a minute, and calls written by a version of the application whose arguments no
+	 * live instance can read, counted after each poll's claims while some wait or what this instance
+	 * cannot read changed, else once a minute.
 	 * @return the counts, both 0 until the first clean-up, at the first poll
 	 */
 	public Waiting waiting() {

@@ -177,7 +177,7 @@ final class DurableClient {
 		// One this instance cannot read (another version wrote it) waits for the poll of an instance
 		// that reads it: held here, it would run into its failure.
 		boolean near = method != null && this.running.getAsBoolean() && !at.isAfter(now.plus(this.horizon))
-				&& this.shapes.readable(method, call.arguments());
+				&& this.shapes.mayHold(method, call.shape(), call.arguments());
 		UUID owner = near ? this.instance : null;
 		UUID id;
 		// Whether this instance held the call before: then a claim here only moves it on its wheel,
@@ -224,7 +224,7 @@ final class DurableClient {
 		// As the change left it, not as read back: held here and due now, it may be running already.
 		return new StoredCall(id, call.methodId(), call.key(), near ? CallState.CLAIMED : CallState.PENDING, at,
 				tries, owner, near ? this.instanceName : null, call.traceParent(), call.created(), null, null,
-				call.arguments());
+				call.arguments(), call.shape());
 	}
 
 	/**

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import org.jspecify.annotations.Nullable;
 
 /**
  * Where the instances sharing the durable calls say they are alive: one row per running
@@ -38,9 +37,9 @@ public interface InstanceRepository {
 	/**
 	 * Reads what the instances that beat within {@code lease} read: a poll shares the calls ahead
 	 * with them, and leaves them the calls their versions wrote.
-	 * @return per live instance, the shapes it published ({@link MethodShapes#parse}), or
-	 * {@code null} for an instance of an older starter
+	 * @return per live instance, the shapes it published ({@link MethodShapes#parse}); for an
+	 * instance of an older starter, which publishes none, each method it knows with an empty shape
 	 */
-	List<@Nullable Map<String, MethodShapes>> alive(Duration lease);
+	List<Map<String, MethodShapes>> alive(Duration lease);
 
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.AnnotationIntrospector;
@@ -130,7 +131,7 @@ final class ParameterProof {
 		if (type.isEnumType()) {
 			List<String> constants = new ArrayList<>();
 			for (Object constant : type.getRawClass().getEnumConstants()) {
-				constants.add(((Enum<?>) constant).name());
+				constants.add(jsonName((Enum<?>) constant));
 			}
 			this.shape.add(type.toCanonical() + " enum " + constants);
 			return null;
@@ -222,6 +223,9 @@ final class ParameterProof {
 			throw new IllegalArgumentException(where + " names its subtype in its JSON (@JsonTypeInfo), but Jackson"
 					+ " knows none of its concrete subtypes; list them in @JsonSubTypes");
 		}
+		Set<String> ids = new TreeSet<>();
+		named.forEach((subtype) -> ids.add(subtype.getName() + "=" + subtype.getType().getName()));
+		this.shape.add(type.toCanonical() + " subtypes " + ids);
 		return ArgumentCheck.subtypes(type.getRawClass(), subtypes);
 	}
 
@@ -238,6 +242,10 @@ final class ParameterProof {
 					+ " class with getters");
 		}
 		if (!(deserializer instanceof BeanDeserializerBase bean)) {
+			if (!deserializer.getClass().getName().startsWith("tools.jackson.")) {
+				// The application's own reading of a value: a change to it may change what reads.
+				this.shape.add(type.toCanonical() + " read by " + deserializer.getClass().getName());
+			}
 			return null;
 		}
 		ValueInstantiator instantiator = bean.getValueInstantiator();
@@ -372,6 +380,17 @@ final class ParameterProof {
 			derived.addAll(ignorals.findIgnoredForDeserialization());
 		}
 		return derived;
+	}
+
+	/** An enum constant as its JSON names it: {@code @JsonProperty} on the constant, else its name. */
+	private static String jsonName(Enum<?> constant) {
+		try {
+			JsonProperty renamed = constant.getDeclaringClass().getField(constant.name()).getAnnotation(JsonProperty.class);
+			return (renamed != null && !renamed.value().isEmpty()) ? renamed.value() : constant.name();
+		}
+		catch (NoSuchFieldException ex) {
+			return constant.name();
+		}
 	}
 
 	private JsonIgnoreProperties.@Nullable Value ignorals(JavaType type) {

@@ -26,10 +26,12 @@ import org.jspecify.annotations.Nullable;
  * @param failedAt when it failed, by the database's clock, or {@code null}
  * @param error why it failed, or {@code null}
  * @param arguments its arguments, as the JSON array they are stored as
+ * @param shape the argument shape of the version of the application that wrote it; empty for a call
+ * written by a starter that records none
  */
 public record StoredCall(UUID id, String methodId, @Nullable String key, CallState state, Instant due, Tries tries,
 		@Nullable UUID owner, @Nullable String ownerName, @Nullable String traceParent, @Nullable Instant created,
-		@Nullable Instant failedAt, @Nullable String error, String arguments) {
+		@Nullable Instant failedAt, @Nullable String error, String arguments, String shape) {
 
 	/**
 	 * Returns how many times the call started, ever: its retries, and runs before an operator

@@ -5,6 +5,7 @@ import java.util.Arrays;
 
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -54,6 +55,25 @@ class DurableArgumentsVersionsTests {
 	void aPropertyRemovedAndIgnoredOnPurposeIsDroppedFromCallsWrittenWithIt() {
 		String row = arguments("addedProperty").write(new Object[] { new RefWithCurrency("o-1", 250, "EUR") });
 		assertThat(arguments("currencyDropped").read(row)).containsExactly(new RefDroppingCurrency("o-1", 250));
+	}
+
+	/**
+	 * A class with setters, unlike a record: Jackson calls no setter for a property the row lacks,
+	 * so an added primitive keeps its default. The README says so: declare added numbers boxed.
+	 */
+	@Test
+	void aPrimitivePropertyAddedToAClassWithSettersKeepsItsDefaultOnCallsWrittenWithoutIt() {
+		String row = arguments("before").write(new Object[] { new Ref("o-1", 250) });
+		Object[] read = arguments("addedPrimitiveSetter").read(row);
+		assertThat(read[0]).isInstanceOfSatisfying(Settable.class, (settable) -> {
+			assertThat(settable.getId()).isEqualTo("o-1");
+			assertThat(settable.getCount()).isZero();
+		});
+	}
+
+	@Test
+	void aConstantRenamedInJsonChangesTheShape() {
+		assertThat(arguments("twoStates").shape()).isNotEqualTo(arguments("twoStatesRenamed").shape());
 	}
 
 	// Incompatible changes: the reason names the property, what the row holds and the fix
@@ -154,6 +174,12 @@ class DurableArgumentsVersionsTests {
 		void addedBoxed(RefWithBoxedCount ref) {
 		}
 
+		void addedPrimitiveSetter(Settable ref) {
+		}
+
+		void twoStatesRenamed(StateRenamed state) {
+		}
+
 		void currencyDropped(RefDroppingCurrency ref) {
 		}
 
@@ -202,6 +228,48 @@ class DurableArgumentsVersionsTests {
 	enum StateAfter {
 
 		PAID, SHIPPED, RETURNED
+
+	}
+
+	enum StateRenamed {
+
+		@JsonProperty("paid")
+		PAID, SHIPPED
+
+	}
+
+	/** A class with setters, where the others are records. */
+	static class Settable {
+
+		private String id = "";
+
+		private long amount;
+
+		private int count;
+
+		public String getId() {
+			return this.id;
+		}
+
+		public void setId(String id) {
+			this.id = id;
+		}
+
+		public long getAmount() {
+			return this.amount;
+		}
+
+		public void setAmount(long amount) {
+			this.amount = amount;
+		}
+
+		public int getCount() {
+			return this.count;
+		}
+
+		public void setCount(int count) {
+			this.count = count;
+		}
 
 	}
 

@@ -615,7 +615,7 @@ final class FakeCallRepository implements CallRepository {
 	private StoredCall stored(Row row) {
 		return new StoredCall(row.id, row.methodId, (row.callKey != null) ? row.callKey : row.startedKey,
 				CallState.valueOf(row.state), row.due, tries(row), row.owner, null, row.traceParent, null,
-				row.finishedAt, row.lastError, row.arguments);
+				row.finishedAt, row.lastError, row.arguments, row.shape);
 	}
 
 	@Override

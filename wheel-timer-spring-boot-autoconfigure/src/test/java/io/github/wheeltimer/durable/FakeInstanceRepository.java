@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -129,14 +130,14 @@ final class FakeInstanceRepository implements InstanceRepository {
 	}
 
 	@Override
-	public List<@Nullable Map<String, MethodShapes>> alive(Duration lease) {
+	public List<Map<String, MethodShapes>> alive(Duration lease) {
 		this.statements.sent("alive");
 		synchronized (this) {
-			List<@Nullable Map<String, MethodShapes>> alive = new ArrayList<>();
+			List<Map<String, MethodShapes>> alive = new ArrayList<>();
 			this.rows.values()
 				.stream()
 				.filter((row) -> isAliveLocked(row.id(), lease))
-				.forEach((row) -> alive.add(MethodShapes.parse(row.shapes())));
+				.forEach((row) -> alive.add(Objects.requireNonNull(MethodShapes.parse(row.shapes()))));
 			return alive;
 		}
 	}

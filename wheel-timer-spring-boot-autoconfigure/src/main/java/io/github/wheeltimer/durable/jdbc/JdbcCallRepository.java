@@ -705,7 +705,7 @@ public final class JdbcCallRepository implements CallRepository {
 	private String storedCalls(String where) {
 		return "SELECT c.id, c.method_id, COALESCE(c.call_key, c.started_key), c.state, c.due_at, c.attempts,"
 				+ " c.owner_id, i.name, c.trace_parent, c.created_at, c.finished_at, c.last_error, c.arguments,"
-				+ " c.failures, c.retries, c.retrying_since FROM "
+				+ " c.failures, c.retries, c.retrying_since, c.shape FROM "
 				+ this.calls + " c LEFT JOIN " + this.tables.instances() + " i ON i.id = c.owner_id WHERE " + where;
 	}
 
@@ -714,7 +714,7 @@ public final class JdbcCallRepository implements CallRepository {
 		return new StoredCall(id(rs, 1), rs.getString(2), rs.getString(3), CallState.valueOf(rs.getString(4)),
 				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 14), this.dialect.id(rs, 7), rs.getString(8),
 				rs.getString(9), this.dialect.instant(rs, 10), this.dialect.instant(rs, 11), rs.getString(12),
-				rs.getString(13));
+				rs.getString(13), rs.getString(17));
 	}
 
 	@Override

@@ -3,7 +3,9 @@ package io.github.wheeltimer.durable.jdbc;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -83,11 +85,24 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 						rs.getInt(4) == 1, rs.getLong(5), methods(rs.getString(6)), MethodShapes.parse(rs.getString(7))));
 	}
 
-	/** One row per live instance, a few short lines each: the count a poll used to read, and what it leaves. */
+	/**
+	 * One row per live instance, a few short lines each: the count a poll used to read, and what it
+	 * leaves. An older starter's row has only its methods.
+	 */
 	@Override
-	public List<@Nullable Map<String, MethodShapes>> alive(Duration lease) {
-		return this.jdbc.query("SELECT shapes FROM " + this.tables.instances() + " WHERE heartbeat_at > "
-				+ this.dialect.before(lease), (rs, n) -> MethodShapes.parse(rs.getString(1)));
+	public List<Map<String, MethodShapes>> alive(Duration lease) {
+		return this.jdbc.query("SELECT shapes, methods FROM " + this.tables.instances() + " WHERE heartbeat_at > "
+				+ this.dialect.before(lease), (rs, n) -> shapes(rs.getString(1), rs.getString(2)));
+	}
+
+	private static Map<String, MethodShapes> shapes(@Nullable String shapes, @Nullable String methods) {
+		Map<String, MethodShapes> published = MethodShapes.parse(shapes);
+		if (published != null) {
+			return published;
+		}
+		Map<String, MethodShapes> older = new LinkedHashMap<>();
+		methods(methods).forEach((method) -> older.put(method, new MethodShapes("", Set.of())));
+		return older;
 	}
 
 	private static List<String> methods(@Nullable String joined) {
