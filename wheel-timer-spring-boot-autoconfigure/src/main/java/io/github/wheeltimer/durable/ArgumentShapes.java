@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.wheeltimer.durable.CallRepository.MethodShape;
 import org.apache.commons.logging.Log;
-import io.github.wheeltimer.durable.CallRepository.MethodShape;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -107,19 +107,27 @@ final class ArgumentShapes {
 		if (!foreign(method, shape)) {
 			return true;
 		}
-		if (this.liveWriters.getOrDefault(method.id(), Set.of()).contains(shape)) {
-			return false;
-		}
+		return !this.liveWriters.getOrDefault(method.id(), Set.of()).contains(shape)
+				&& whyUnreadable(method, arguments) == null;
+	}
+
+	/**
+	 * Tries a row's arguments, as this version reads them.
+	 * @return why this instance cannot read them; {@code null} if it can, or if no version can (not
+	 * a JSON array of arguments: held here, such a row runs into its failure, and is kept failed)
+	 */
+	static @Nullable String whyUnreadable(DurableMethod method, String arguments) {
 		try {
 			method.arguments().read(arguments);
-			return true;
+			return null;
 		}
 		catch (DurableArguments.Malformed malformed) {
-			// No version reads it: held here, it fails with the reason, as before.
-			return true;
+			return null;
 		}
 		catch (RuntimeException | LinkageError unreadable) {
-			return false;
+			// IllegalArgumentException from the codec; anything else from a deserializer of the
+			// application's (a class it needs may be missing).
+			return String.valueOf(unreadable.getMessage());
 		}
 	}
 
@@ -189,26 +197,19 @@ final class ArgumentShapes {
 	 * @return the pairs, none in the common case of one version
 	 */
 	List<MethodShape> unreadableByEveryone(List<InstanceStatus> instances, UUID self) {
-		List<MethodShape> pairs = new ArrayList<>();
-		Map<String, Set<String>> candidates = new HashMap<>(this.unreadable);
+		Set<MethodShape> candidates = new LinkedHashSet<>();
+		this.unreadable
+			.forEach((method, shapes) -> shapes.forEach((shape) -> candidates.add(new MethodShape(method, shape))));
 		for (InstanceStatus instance : instances) {
 			Map<String, MethodShapes> shapes = instance.shapes();
 			if (instance.alive() && shapes != null && !instance.id().equals(self)) {
-				shapes.forEach((method, own) -> candidates.merge(method, own.unreadable(), (a, b) -> {
-					Set<String> both = new HashSet<>(a);
-					both.addAll(b);
-					return both;
-				}));
+				shapes.forEach((method, own) -> own.unreadable()
+					.forEach((shape) -> candidates.add(new MethodShape(method, shape))));
 			}
 		}
-		candidates.forEach((method, shapes) -> {
-			for (String shape : shapes) {
-				if (readByNone(method, shape, instances, self)) {
-					pairs.add(new MethodShape(method, shape));
-				}
-			}
-		});
-		return pairs;
+		return candidates.stream()
+			.filter((pair) -> readByNone(pair.methodId(), pair.shape(), instances, self))
+			.toList();
 	}
 
 	private boolean readByNone(String method, String shape, List<InstanceStatus> instances, UUID self) {
@@ -238,7 +239,7 @@ final class ArgumentShapes {
 		return (method != null) ? method.shape() : "";
 	}
 
-	/** A shape as messages name it: the empty one is that of calls written before shapes were recorded. */
+	/** A shape as messages name it, the empty one and {@link CallRepository#UNREAD} said in words. */
 	static String shapeName(String shape) {
 		if (shape.isEmpty()) {
 			return "unrecorded (written by a starter that records none)";

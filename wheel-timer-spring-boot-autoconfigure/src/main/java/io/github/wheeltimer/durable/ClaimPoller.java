@@ -306,29 +306,22 @@ final class ClaimPoller {
 		if (!this.shapes.foreign(method, row.shape())) {
 			return true;
 		}
-		try {
-			method.arguments().read(row.arguments());
+		String unreadable = ArgumentShapes.whyUnreadable(method, row.arguments());
+		if (unreadable == null) {
 			return true;
 		}
-		catch (DurableArguments.Malformed malformed) {
-			// No version reads it: it runs into its failure here, and is kept failed with the reason.
-			return true;
-		}
-		catch (RuntimeException | LinkageError unreadable) {
-			// IllegalArgumentException from the codec; anything else from a deserializer of the application's
-			// (a class it needs may be missing): the row must go back, not stay claimed here. A row that names no shape (an older starter's) is known from now on as unread, so that
-			// the other calls such starters wrote, which this instance may read, are not left with it.
-			String shape = row.shape().isEmpty() ? CallRepository.UNREAD : row.shape();
-			this.shapes.cannotRead(method, shape, unreadable.getMessage());
-			// Through the writes that wait for the database: a release that fails is retried by the
-			// next poll, or the stop, rather than leaving the row claimed by a live instance.
-			this.writes.write(new RowWrites.Write("Durable call " + row.id() + " to " + method, "given back unread",
-					() -> this.calls.releaseAfterGate(row.id(), this.instance, row.tries().attempts(),
-							shape.equals(row.shape()) ? null : shape),
-					null));
-			this.counters.handedBack.increment();
-			return false;
-		}
+		// A row that names no shape (an older starter's) is known from now on as unread, so that the
+		// other calls such starters wrote, which this instance may read, are not left with it.
+		String shape = row.shape().isEmpty() ? CallRepository.UNREAD : row.shape();
+		this.shapes.cannotRead(method, shape, unreadable);
+		// Through the writes that wait for the database: a release that fails is retried by the next
+		// poll, or the stop, rather than leaving the row claimed by a live instance.
+		this.writes.write(new RowWrites.Write("Durable call " + row.id() + " to " + method, "given back unread",
+				() -> this.calls.releaseAfterGate(row.id(), this.instance, row.tries().attempts(),
+						shape.equals(row.shape()) ? null : shape),
+				null));
+		this.counters.handedBack.increment();
+		return false;
 	}
 
 	/**

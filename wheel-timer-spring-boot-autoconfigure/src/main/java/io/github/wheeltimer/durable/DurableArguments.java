@@ -380,10 +380,7 @@ final class DurableArguments {
 		return message;
 	}
 
-	private static String abbreviate(@Nullable String json) {
-		if (json == null) {
-			return "";
-		}
+	private static String abbreviate(String json) {
 		return (json.length() <= 200) ? json : json.substring(0, 200) + "...";
 	}
 
