@@ -254,9 +254,18 @@ final class ClaimPoller {
 		}
 		finally {
 			this.pollInProgress.unlock();
-			armNextPoll();
-			if (wantRefill) {
-				this.held.wantRefill();
+			// Counted as polling until the refill, if one is due already, is launched: between the
+			// next poll's arming (which ends this poll's count) and the refill's own count, a virtual
+			// clock would otherwise see an idle instance with calls still to claim.
+			this.polling.incrementAndGet();
+			try {
+				armNextPoll();
+				if (wantRefill) {
+					this.held.wantRefill();
+				}
+			}
+			finally {
+				this.polling.decrementAndGet();
 			}
 		}
 	}
