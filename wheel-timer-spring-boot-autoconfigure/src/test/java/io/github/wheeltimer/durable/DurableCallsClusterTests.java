@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 
 import io.github.wheeltimer.durable.Cluster.Node;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -665,10 +666,16 @@ abstract class DurableCallsClusterTests {
 	 * @return the runs
 	 */
 	private static List<Run> awaitSettled(Database db, long expected, Duration timeout) {
-		await("calls settled" + ((expected >= 0) ? ", " + expected + " runs" : "")).atMost(timeout)
-			.pollInterval(Duration.ofMillis(200))
-			.until(() -> db.count("SELECT COUNT(*) FROM " + CALLS) == 0
-					&& (expected < 0 || db.count("SELECT COUNT(*) FROM cluster_run") >= expected));
+		try {
+			await("calls settled" + ((expected >= 0) ? ", " + expected + " runs" : "")).atMost(timeout)
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> db.count("SELECT COUNT(*) FROM " + CALLS) == 0
+						&& (expected < 0 || db.count("SELECT COUNT(*) FROM cluster_run") >= expected));
+		}
+		catch (ConditionTimeoutException ex) {
+			System.out.println("Calls left when the wait ended: " + db.rows());
+			throw ex;
+		}
 		long runs = db.count("SELECT COUNT(*) FROM cluster_run");
 		await("nothing more runs").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
 			.until(() -> db.count("SELECT COUNT(*) FROM cluster_run") == runs
@@ -774,6 +781,12 @@ abstract class DurableCallsClusterTests {
 				.stream()
 				.map((arguments) -> Cluster.json.readTree(arguments).get(0).asString())
 				.collect(Collectors.toSet());
+		}
+
+		/** @return every call left, for a failure's report */
+		List<Map<String, Object>> rows() {
+			return this.jdbc.queryForList("SELECT call_key, started_key, state, owner_id, due_at, attempts, failures"
+					+ " FROM " + CALLS + " ORDER BY due_at");
 		}
 
 		List<Run> runs() {
