@@ -75,7 +75,13 @@ final class CallRunner {
 		UNREADABLE,
 
 		/** Its own transaction found the row taken over while it ran, and rolled back. */
-		LOST
+		LOST,
+
+		/**
+		 * The database failed the statement that ends the call in its own transaction (a deadlock,
+		 * a lost connection): both rolled back, and the row goes back to run again.
+		 */
+		UNFINISHED
 
 	}
 
@@ -217,6 +223,11 @@ final class CallRunner {
 			catch (LeaseLostException lost) {
 				run.stop(lost);
 				end(call, Outcome.LOST, lost.getMessage(), lost);
+				return;
+			}
+			catch (FinishRefusedException refused) {
+				run.stop(refused);
+				end(call, Outcome.UNFINISHED, refused.getMessage(), refused);
 				return;
 			}
 			catch (Throwable ex) {
@@ -402,7 +413,18 @@ final class CallRunner {
 				return invocation.proceed();
 			}
 			Object value = invocation.proceed();
-			if (!this.calls.finish(call.id(), this.instance, call.attempt())) {
+			boolean finished;
+			try {
+				finished = this.calls.finish(call.id(), this.instance, call.attempt());
+			}
+			catch (RuntimeException ex) {
+				// Refused for its data, the statement would be refused again: the call fails, seen.
+				if (!DatabaseFailure.of(ex).retryLater()) {
+					throw ex;
+				}
+				throw new FinishRefusedException(call, ex);
+			}
+			if (!finished) {
 				throw new LeaseLostException(call);
 			}
 			DurableClient.afterCompletion((status) -> {
@@ -482,6 +504,12 @@ final class CallRunner {
 				this.counters.fenced.increment();
 				logger.warn(error + " (a pause longer than wheel-timer.durable.lease: " + this.lease
 						+ "), so that its effects happen once, where it runs now");
+			}
+			case UNFINISHED -> {
+				// Its effects rolled back with its end: not an attempt, it goes back to run again.
+				call.withdrawn();
+				logger.warn(error);
+				this.writes.write(handBackWrite(call, true));
 			}
 			case FAILED, UNREADABLE -> {
 				call.ended(DelayedCallOutcome.FAILED);

@@ -561,6 +561,25 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aTransactionalCallWhoseEndTheDatabaseFailsRollsBackAndRunsAgainRatherThanFails() {
+		ConfigurableApplicationContext app = start(new Class<?>[] { FinishRefusedOnce.class }, newDatabase());
+		DurableCalls calls = app.getBean(DurableCalls.class);
+		app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+		// The first run's end is a deadlock: its run rolls back with it, and the call goes back.
+		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().ran() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		assertThat(runs(app)).singleElement().satisfies((run) -> {
+			assertThat(run.get("call_id")).isEqualTo("o-1");
+			assertThat(run.get("attempt")).as("the rolled back run was not an attempt").isEqualTo(1);
+		});
+		DurableCalls.Counts counts = calls.counts();
+		assertThat(counts.started()).isEqualTo(2);
+		assertThat(counts.handedBack()).isOne();
+		assertThat(counts.failed()).isZero();
+		assertThat(counts.suspectedDuplicates()).isZero();
+	}
+
+	@Test
 	void aKeyThatIsNullFailsInTheCallersThread() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		assertThatIllegalArgumentException().isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid(null, null))

@@ -312,21 +312,26 @@ public final class JdbcCallRepository implements CallRepository {
 			Set<UUID> passed = Set.copyOf(retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
 			return new Gates(passed, waiting(ids, passed, owner));
 		}
-		Gates gates = inOwnTransaction((status) -> {
+		Set<UUID> passed = inOwnTransaction((status) -> {
 			List<UUID> locked = this.jdbc.query(lock, this::firstId, arguments.toArray());
-			Set<UUID> passed = Set.of();
-			if (!locked.isEmpty()) {
-				List<Object> update = boundIds(locked);
-				String gate = gateStatement(this.dialect, this.tables, this.lease,
-						"id IN (" + placeholders(update.size()) + ")");
-				update.add(bound);
-				if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
-					passed = Set.copyOf(locked);
-				}
+			if (locked.isEmpty()) {
+				return Set.<UUID>of();
 			}
-			return new Gates(passed, waiting(ids, passed, owner));
+			List<Object> update = boundIds(locked);
+			String gate = gateStatement(this.dialect, this.tables, this.lease,
+					"id IN (" + placeholders(update.size()) + ")");
+			update.add(bound);
+			if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
+				return Set.copyOf(locked);
+			}
+			// All or none: a row moved to running that this gate would not hand to its executor would
+			// stay running under a live owner. Rolled back, every locked row waits for the gate's retry.
+			status.setRollbackOnly();
+			return Set.<UUID>of();
 		});
-		return (gates != null) ? gates : new Gates(Set.of(), Set.of());
+		// Read once the transaction ended, so that rows it rolled back count as still waiting.
+		Set<UUID> started = (passed != null) ? passed : Set.of();
+		return new Gates(started, waiting(ids, started, owner));
 	}
 
 	/** @return the ids that did not pass and are still claimed by {@code owner}, read without a lock */
