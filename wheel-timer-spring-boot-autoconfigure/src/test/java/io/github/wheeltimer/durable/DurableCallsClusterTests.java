@@ -1,12 +1,14 @@
 package io.github.wheeltimer.durable;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -785,8 +787,13 @@ abstract class DurableCallsClusterTests {
 
 		/** @return every call left, for a failure's report */
 		List<Map<String, Object>> rows() {
-			return this.jdbc.queryForList("SELECT call_key, started_key, state, owner_id, due_at, attempts, failures"
-					+ " FROM " + CALLS + " ORDER BY due_at");
+			List<Map<String, Object>> rows = this.jdbc.queryForList("SELECT call_key, started_key, state, owner_id,"
+					+ " due_at, attempts, failures, last_error FROM " + CALLS + " ORDER BY due_at");
+			// MariaDB's driver reads the binary-collated keys, and the ids, as bytes.
+			rows.forEach((row) -> row.replaceAll((column, value) -> (!(value instanceof byte[] bytes)) ? value
+					: column.equalsIgnoreCase("owner_id") ? HexFormat.of().formatHex(bytes)
+							: new String(bytes, StandardCharsets.UTF_8)));
+			return rows;
 		}
 
 		List<Run> runs() {
