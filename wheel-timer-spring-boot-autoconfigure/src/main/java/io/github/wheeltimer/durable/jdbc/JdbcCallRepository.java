@@ -13,9 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -33,6 +30,8 @@ import io.github.wheeltimer.durable.Tries;
 import io.github.wheeltimer.durable.UnreadableCalls;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -66,14 +65,20 @@ public final class JdbcCallRepository implements CallRepository {
 	private static final int ERROR_LENGTH = 4000;
 
 	/**
-	 * How many times in all a statement that lost a deadlock is tried. Six callers replacing the
-	 * same four keys on two loaded cores lost four times in a row (a CI run), so the waits in
-	 * between grow: losing eight times in a row takes a crowd that outlasts a quarter second.
+	 * A statement that lost a deadlock is tried again, up to seven times: six callers replacing the
+	 * same four keys on two loaded cores lost four times in a row (a CI run). The winner is
+	 * mid-transaction; a random wait keeps two losers from colliding again, and it doubles with
+	 * each loss (about 2, 4, ... 64 ms) so that a crowd thins out: losing eight times in a row takes
+	 * one that outlasts a quarter second. An interrupt (a stop) ends the waits with the last loss.
 	 */
-	private static final int LOCK_ATTEMPTS = 8;
-
-	/** The longest wait, in milliseconds, between two tries of a statement that lost a deadlock. */
-	private static final int LOCK_WAIT_CEILING_MILLIS = 64;
+	private static final RetryTemplate lockRetries = new RetryTemplate(RetryPolicy.builder()
+		.includes(PessimisticLockingFailureException.class)
+		.maxRetries(7)
+		.delay(Duration.ofMillis(2))
+		.jitter(Duration.ofMillis(2))
+		.multiplier(2)
+		.maxDelay(Duration.ofMillis(64))
+		.build());
 
 	/** How a retry's row gets its key back: moved aside when its attempt started, or kept by a retry before. */
 	private static final String KEY_BACK = "call_key = COALESCE(started_key, call_key), started_key = NULL, ";
@@ -830,24 +835,9 @@ public final class JdbcCallRepository implements CallRepository {
 		return inOwnTransaction((status) -> work.get());
 	}
 
+	/** Tried again as {@link #lockRetries} says, unless in the caller's transaction, which the loss rolled back. */
 	private <T> T retried(Supplier<T> work) {
-		if (inTransaction()) {
-			return work.get();
-		}
-		for (int attempt = 1;; attempt++) {
-			try {
-				return work.get();
-			}
-			catch (PessimisticLockingFailureException ex) {
-				if (attempt == LOCK_ATTEMPTS) {
-					throw ex;
-				}
-				// The winner is mid-transaction. A random wait keeps two losers from colliding again, and
-				// its ceiling doubles with each loss (2, 4, ... 64 ms) so that a crowd thins out.
-				int ceiling = Math.min(LOCK_WAIT_CEILING_MILLIS, 1 << attempt);
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(1, ceiling + 1)));
-			}
-		}
+		return inTransaction() ? work.get() : lockRetries.invoke(work);
 	}
 
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
