@@ -10,6 +10,8 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Ticker;
 import io.github.wheeltimer.Timeout;
 
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
 /**
  * Where this instance's own durable work runs: its polls and its heartbeats, each kind on a
  * thread of its own, each kind armed on a wheel of its own clock.
@@ -51,15 +53,13 @@ final class DurableScheduler {
 	/**
 	 * Makes the threads of durable calls: daemons, so that a JVM whose application forgot to close
 	 * its context still exits.
-	 * @param name the threads' name
+	 * @param name the threads' name, which a number follows
 	 * @return the factory
 	 */
 	static ThreadFactory daemon(String name) {
-		return (task) -> {
-			Thread thread = new Thread(task, name);
-			thread.setDaemon(true);
-			return thread;
-		};
+		CustomizableThreadFactory threads = new CustomizableThreadFactory(name + "-");
+		threads.setDaemon(true);
+		return threads;
 	}
 
 	Ticker ticker() {
