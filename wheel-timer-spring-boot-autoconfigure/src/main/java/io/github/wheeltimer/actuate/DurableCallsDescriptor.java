@@ -178,4 +178,29 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 			long fenced, long takenOver, long handedBack, long cancelled, long suspectedDuplicates) {
 	}
 
+	/**
+	 * What a re-queue of failed durable calls did.
+	 *
+	 * @param method the method id whose failed calls were re-queued, or {@code null} for all
+	 * @param requeued how many calls are pending again
+	 * @param keyInUse the failed calls left failed because a pending call of the same method holds
+	 * their key now (a newer call replaced them, as it would have replaced them pending); cancel
+	 * that call first to run one of them again
+	 */
+	public record RequeueDescriptor(@Nullable String method, int requeued,
+			List<FailedCallDescriptor> keyInUse) implements OperationResponseBody {
+	}
+
+	/**
+	 * The failed durable calls.
+	 *
+	 * @param method the method id whose failed calls these are, or {@code null} for all
+	 * @param total how many failed calls the database keeps (for
+	 * {@code wheel-timer.durable.failed-retention})
+	 * @param newest the newest of them, at most 100
+	 */
+	public record FailedCallsDescriptor(@Nullable String method, long total,
+			List<FailedCallDescriptor> newest) implements OperationResponseBody {
+	}
+
 }

@@ -25,14 +25,14 @@ public interface DurableCallsOperations {
 	 * @param methodId only this method id's, or {@code null} for all
 	 * @return the failed calls
 	 */
-	WheelTimerEndpoint.FailedCallsDescriptor failed(@Nullable String methodId);
+	DurableCallsDescriptor.FailedCallsDescriptor failed(@Nullable String methodId);
 
 	/**
 	 * Puts failed calls back to pending, due now.
 	 * @param methodId only this method id's, or {@code null} for all
 	 * @return what was re-queued
 	 */
-	WheelTimerEndpoint.RequeueDescriptor requeue(@Nullable String methodId);
+	DurableCallsDescriptor.RequeueDescriptor requeue(@Nullable String methodId);
 
 	/**
 	 * Reads a page of calls.

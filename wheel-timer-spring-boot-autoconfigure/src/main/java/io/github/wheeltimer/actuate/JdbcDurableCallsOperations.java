@@ -100,16 +100,16 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 	}
 
 	@Override
-	public WheelTimerEndpoint.FailedCallsDescriptor failed(@Nullable String methodId) {
-		return onTheDatabase(() -> new WheelTimerEndpoint.FailedCallsDescriptor(methodId,
+	public DurableCallsDescriptor.FailedCallsDescriptor failed(@Nullable String methodId) {
+		return onTheDatabase(() -> new DurableCallsDescriptor.FailedCallsDescriptor(methodId,
 				this.durable.countFailed(methodId), failed(this.durable.failedCalls(methodId, FAILED_PAGE))));
 	}
 
 	@Override
-	public WheelTimerEndpoint.RequeueDescriptor requeue(@Nullable String methodId) {
+	public DurableCallsDescriptor.RequeueDescriptor requeue(@Nullable String methodId) {
 		return onTheDatabase(() -> {
 			Requeued requeued = this.durable.requeueFailed(methodId);
-			return new WheelTimerEndpoint.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
+			return new DurableCallsDescriptor.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
 		});
 	}
 

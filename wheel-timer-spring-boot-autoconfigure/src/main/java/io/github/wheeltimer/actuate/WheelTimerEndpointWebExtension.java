@@ -41,7 +41,7 @@ public class WheelTimerEndpointWebExtension {
 	 */
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> timer(@Selector String name) {
-		WheelTimerEndpoint.WheelTimerDetailsDescriptor details = this.delegate.timer(name);
+		WheelTimersDescriptor.WheelTimerDetailsDescriptor details = this.delegate.timer(name);
 		return (details != null) ? new WebEndpointResponse<>(details) : notFound(name);
 	}
 
@@ -65,7 +65,7 @@ public class WheelTimerEndpointWebExtension {
 					+ "': it must be a duration such as \"PT5S\" or \"5s\" (a bare number is milliseconds)");
 		}
 		try {
-			WheelTimerEndpoint.StopReportDescriptor report = this.delegate.stop(name, drain);
+			WheelTimersDescriptor.StopReportDescriptor report = this.delegate.stop(name, drain);
 			return (report != null) ? new WebEndpointResponse<>(report) : notFound(name);
 		}
 		catch (InvalidEndpointRequestException ex) {
@@ -188,7 +188,7 @@ public class WheelTimerEndpointWebExtension {
 	/** The call of a change that found nothing to change: a 409 if it is there but running. */
 	private WebEndpointResponse<OperationResponseBody> noCall(String section, String list, String id, String why) {
 		if (!this.delegate.durableCalls() || !WheelTimerEndpoint.DURABLE.equals(section)
-				|| !(WheelTimerEndpoint.CALLS.equals(list) || WheelTimerEndpoint.METHODS.equals(list))) {
+				|| !(DurableCallsRequests.CALLS.equals(list) || DurableCallsRequests.METHODS.equals(list))) {
 			return nothingAt(section + "/" + list + "/" + id);
 		}
 		DurableCallsDescriptor.CallDescriptor call;

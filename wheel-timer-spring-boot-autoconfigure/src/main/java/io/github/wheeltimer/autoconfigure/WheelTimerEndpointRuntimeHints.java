@@ -2,6 +2,7 @@ package io.github.wheeltimer.autoconfigure;
 
 import io.github.wheeltimer.actuate.DurableCallsDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
 import org.jspecify.annotations.Nullable;
 
@@ -20,9 +21,9 @@ final class WheelTimerEndpointRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
-				WheelTimerEndpoint.WheelTimersDescriptor.class, WheelTimerEndpoint.WheelTimerDetailsDescriptor.class,
-				WheelTimerEndpoint.StopReportDescriptor.class, WheelTimerEndpoint.RequeueDescriptor.class,
-				WheelTimerEndpoint.FailedCallsDescriptor.class, DurableCallsDescriptor.class,
+				WheelTimersDescriptor.class, WheelTimersDescriptor.WheelTimerDetailsDescriptor.class,
+				WheelTimersDescriptor.StopReportDescriptor.class, DurableCallsDescriptor.RequeueDescriptor.class,
+				DurableCallsDescriptor.FailedCallsDescriptor.class, DurableCallsDescriptor.class,
 				DurableCallsDescriptor.CallDescriptor.class, DurableCallsDescriptor.CallPageDescriptor.class,
 				DurableCallsDescriptor.DeletedCallsDescriptor.class, WheelTimerEndpointWebExtension.ErrorDescriptor.class);
 	}

@@ -17,11 +17,11 @@ import java.util.stream.IntStream;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.BucketsDescriptor;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.LevelDescriptor;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.SlotDescriptor;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.StopReportDescriptor;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.WheelTimerDetailsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.BucketsDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.LevelDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.SlotDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.StopReportDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.WheelTimerDetailsDescriptor;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerEndpointAutoConfiguration;
@@ -57,15 +57,15 @@ class WheelTimerEndpointTests {
 	void describesEveryTimerByBeanName() {
 		this.contextRunner.withUserConfiguration(SecondTimerConfiguration.class).run((context) -> {
 			context.getBean(Reminders.class).remindInTenMinutes("ada");
-			WheelTimerEndpoint.WheelTimersDescriptor timers = context.getBean(WheelTimerEndpoint.class).timers();
+			WheelTimersDescriptor timers = context.getBean(WheelTimerEndpoint.class).timers();
 			assertThat(timers.timers()).containsOnlyKeys("leasesTimer", "wheelTimer");
-			WheelTimerEndpoint.WheelTimerDescriptor wheelTimer = timers.timers().get("wheelTimer");
+			WheelTimersDescriptor.WheelTimerDescriptor wheelTimer = timers.timers().get("wheelTimer");
 			assertThat(wheelTimer.state()).isEqualTo("STARTED");
 			assertThat(wheelTimer.tickDuration()).isEqualTo("PT0.1S");
 			assertThat(wheelTimer.ticksPerWheel()).isEqualTo(512);
 			assertThat(wheelTimer.pendingTimeouts()).isOne();
 			assertThat(wheelTimer.maxPendingTimeouts()).isZero();
-			assertThat(wheelTimer.counters()).isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 0, 0, 0, 0, 0));
+			assertThat(wheelTimer.counters()).isEqualTo(new WheelTimersDescriptor.CountersDescriptor(1, 0, 0, 0, 0, 0, 0, 0));
 			assertThat(wheelTimer.tickLag()).isEqualTo("PT0S");
 			assertThat(wheelTimer.meanLateness()).isEqualTo("PT0S");
 			assertThat(wheelTimer.worker().name()).isEqualTo("wheel-timer");
@@ -98,7 +98,7 @@ class WheelTimerEndpointTests {
 					buckets.stream().max(Comparator.comparingInt(SlotDescriptor::timeouts)).orElse(null)));
 			// Soonest first: the plain task at 5 minutes, then nine of the ten-minute reminders.
 			assertThat(details.nextTimeouts()).hasSize(WheelTimerEndpoint.NEXT_TIMEOUTS);
-			WheelTimerEndpoint.NextTimeoutDescriptor first = details.nextTimeouts().get(0);
+			WheelTimersDescriptor.NextTimeoutDescriptor first = details.nextTimeouts().get(0);
 			assertThat(first.method()).isNull();
 			assertThat(first.task()).startsWith(WheelTimerEndpointTests.class.getName());
 			assertThat(details.nextTimeouts().subList(1, 10)).allSatisfy((next) -> {
@@ -112,9 +112,9 @@ class WheelTimerEndpointTests {
 					assertThat(next.callId()).isNull();
 				});
 			assertThat(details.delayedMethods()).containsExactly(
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0, 0, 0, null, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0, 0, 0, null, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0, 0, 0, null, 0, 0));
+					new WheelTimersDescriptor.DelayedMethodDescriptor(REMINDERS + ".remindInAnHour(String)", "PT1H", 1, 0, 0, 0, null, 0, 0),
+					new WheelTimersDescriptor.DelayedMethodDescriptor(REMINDERS + ".remindInTenMinutes(String)", "PT10M", 12, 0, 0, 0, null, 0, 0),
+					new WheelTimersDescriptor.DelayedMethodDescriptor(REMINDERS + ".soon(String)", "PT0.05S", 0, 0, 0, 0, null, 0, 0));
 		});
 	}
 
@@ -133,14 +133,14 @@ class WheelTimerEndpointTests {
 
 			assertThat(failing).isCompletedExceptionally();
 			assertThat(endpoint.timers().timers().get("wheelTimer").counters())
-				.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(3, 1, 2, 0, 0, 0, 0, 0));
+				.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(3, 1, 2, 0, 0, 0, 0, 0));
 			assertThat(endpoint.timer("wheelTimer").delayedMethods())
 				.filteredOn((method) -> method.method().startsWith(FAILING))
 				.containsExactly(
-					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returns(String)", "PT0.05S", 1, 1, 0, 0, null, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".returnsAFailedFuture(String)", "PT0.05S",
+					new WheelTimersDescriptor.DelayedMethodDescriptor(FAILING + ".returns(String)", "PT0.05S", 1, 1, 0, 0, null, 0, 0),
+					new WheelTimersDescriptor.DelayedMethodDescriptor(FAILING + ".returnsAFailedFuture(String)", "PT0.05S",
 							1, 0, 1, 0, null, 0, 0),
-					new WheelTimerEndpoint.DelayedMethodDescriptor(FAILING + ".throwsOnTheExecutor(String)", "PT0.05S", 1,
+					new WheelTimersDescriptor.DelayedMethodDescriptor(FAILING + ".throwsOnTheExecutor(String)", "PT0.05S", 1,
 							0, 1, 0, null, 0, 0));
 		});
 	}
@@ -157,7 +157,7 @@ class WheelTimerEndpointTests {
 					.until(() -> endpoint.timers().timers().get("wheelTimer").counters().failed() == 1);
 
 				assertThat(endpoint.timers().timers().get("wheelTimer").counters())
-					.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 1, 0, 0, 0, 0, 0));
+					.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(1, 0, 1, 0, 0, 0, 0, 0));
 				assertThat(endpoint.timer("wheelTimer").delayedMethods())
 					.filteredOn((method) -> method.method().equals(FAILING + ".returns(String)"))
 					.singleElement()
@@ -184,7 +184,7 @@ class WheelTimerEndpointTests {
 				executor.release();
 
 				assertThat(endpoint.timers().timers().get("wheelTimer").counters())
-					.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(1, 0, 0, 1, 0, 0, 0, 0));
+					.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(1, 0, 0, 1, 0, 0, 0, 0));
 			});
 	}
 

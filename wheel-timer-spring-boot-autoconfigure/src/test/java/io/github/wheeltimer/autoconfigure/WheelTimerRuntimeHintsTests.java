@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.wheeltimer.actuate.DurableCallsDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.actuate.WheelTimerEndpointWebExtension;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableSchema;
@@ -39,12 +40,12 @@ class WheelTimerRuntimeHintsTests {
 	void everyDescriptorOfTheEndpointCanBeWrittenByJackson() throws NoSuchMethodException {
 		RuntimeHints hints = new RuntimeHints();
 		new WheelTimerEndpointRuntimeHints().registerHints(hints, getClass().getClassLoader());
-		for (Class<?> type : new Class<?>[] { WheelTimerEndpoint.WheelTimersDescriptor.class,
-				WheelTimerEndpoint.WheelTimerDescriptor.class, WheelTimerEndpoint.CountersDescriptor.class,
-				WheelTimerEndpoint.WheelTimerDetailsDescriptor.class, WheelTimerEndpoint.LevelDescriptor.class,
-				WheelTimerEndpoint.SlotDescriptor.class, WheelTimerEndpoint.NextTimeoutDescriptor.class,
-				WheelTimerEndpoint.DelayedMethodDescriptor.class, WheelTimerEndpoint.StopReportDescriptor.class,
-				WheelTimerEndpoint.RequeueDescriptor.class, WheelTimerEndpoint.FailedCallsDescriptor.class,
+		for (Class<?> type : new Class<?>[] { WheelTimersDescriptor.class,
+				WheelTimersDescriptor.WheelTimerDescriptor.class, WheelTimersDescriptor.CountersDescriptor.class,
+				WheelTimersDescriptor.WheelTimerDetailsDescriptor.class, WheelTimersDescriptor.LevelDescriptor.class,
+				WheelTimersDescriptor.SlotDescriptor.class, WheelTimersDescriptor.NextTimeoutDescriptor.class,
+				WheelTimersDescriptor.DelayedMethodDescriptor.class, WheelTimersDescriptor.StopReportDescriptor.class,
+				DurableCallsDescriptor.RequeueDescriptor.class, DurableCallsDescriptor.FailedCallsDescriptor.class,
 				DurableCallsDescriptor.class, DurableCallsDescriptor.InstanceDescriptor.class,
 				DurableCallsDescriptor.FailedCallDescriptor.class, DurableCallsDescriptor.CountsDescriptor.class,
 				WheelTimerEndpointWebExtension.ErrorDescriptor.class }) {
@@ -53,7 +54,7 @@ class WheelTimerRuntimeHintsTests {
 		assertThat(RuntimeHintsPredicates.reflection()
 			.onMethodInvocation(DurableCallsDescriptor.FailedCallDescriptor.class.getMethod("key"))).accepts(hints);
 		assertThat(RuntimeHintsPredicates.reflection()
-			.onMethodInvocation(WheelTimerEndpoint.StopReportDescriptor.class.getMethod("unprocessedByMethod")))
+			.onMethodInvocation(WheelTimersDescriptor.StopReportDescriptor.class.getMethod("unprocessedByMethod")))
 			.accepts(hints);
 	}
 

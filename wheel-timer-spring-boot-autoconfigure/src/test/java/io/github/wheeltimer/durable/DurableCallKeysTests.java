@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
-import io.github.wheeltimer.actuate.WheelTimerEndpoint.NextTimeoutDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor.NextTimeoutDescriptor;
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

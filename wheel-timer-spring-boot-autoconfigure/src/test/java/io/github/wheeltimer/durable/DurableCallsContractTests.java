@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
+import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
@@ -907,7 +908,7 @@ abstract class DurableCallsContractTests {
 
 		WheelTimerEndpoint endpoint = app.getBean(WheelTimerEndpoint.class);
 		assertThat(endpoint.timers().timers().get("wheelTimer").counters())
-			.isEqualTo(new WheelTimerEndpoint.CountersDescriptor(3, 0, 3, 0, 0, 0, 0, 0));
+			.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(3, 0, 3, 0, 0, 0, 0, 0));
 		assertThat(endpoint.timer("wheelTimer").delayedMethods())
 			.filteredOn((method) -> method.method().equals("DurableApp.Orders.explode(String)"))
 			.singleElement()
