@@ -54,7 +54,9 @@
  * database has one (the claim and the gates are then one statement each), id and instant
  * binding, the schema lock), named in
  * {@code DurableDialect.forPlatform};</li>
- * <li>one schema script, {@code io/github/wheeltimer/durable/schema-<platform>.sql};</li>
+ * <li>one script per step of the tables' versions, {@code io/github/wheeltimer/durable/schema/<platform>/V1__tables.sql},
+ * {@code V2__argument_shapes.sql} and so on ({@code jdbc.DurableSchema} lists the steps), the
+ * folder named by the dialect's {@code schemaFolder()};</li>
  * <li>one subclass of the contract tests, {@code DurableCallsContractTests}, on a real server.</li>
  * </ol>
  */
