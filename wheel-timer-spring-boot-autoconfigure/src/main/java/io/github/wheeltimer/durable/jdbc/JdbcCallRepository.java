@@ -71,7 +71,7 @@ public final class JdbcCallRepository implements CallRepository {
 	 * each loss (about 2, 4, ... 64 ms) so that a crowd thins out: losing eight times in a row takes
 	 * one that outlasts a quarter second. An interrupt (a stop) ends the waits with the last loss.
 	 */
-	private static final RetryTemplate lockRetries = new RetryTemplate(RetryPolicy.builder()
+	private static final RetryTemplate LOCK_RETRIES = new RetryTemplate(RetryPolicy.builder()
 		.includes(PessimisticLockingFailureException.class)
 		.maxRetries(7)
 		.delay(Duration.ofMillis(2))
@@ -835,9 +835,9 @@ public final class JdbcCallRepository implements CallRepository {
 		return inOwnTransaction((status) -> work.get());
 	}
 
-	/** Tried again as {@link #lockRetries} says, unless in the caller's transaction, which the loss rolled back. */
+	/** Tried again as {@link #LOCK_RETRIES} says, unless in the caller's transaction, which the loss rolled back. */
 	private <T> T retried(Supplier<T> work) {
-		return inTransaction() ? work.get() : lockRetries.invoke(work);
+		return inTransaction() ? work.get() : LOCK_RETRIES.invoke(work);
 	}
 
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
