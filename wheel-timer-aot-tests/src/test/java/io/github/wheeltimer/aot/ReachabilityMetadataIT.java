@@ -33,7 +33,7 @@ class ReachabilityMetadataIT {
 	@Test
 	void theStartersHintsAreThere() throws IOException {
 		assertThat(types()).contains("io.github.wheeltimer.aot.Order",
-				"io.github.wheeltimer.actuate.WheelTimerEndpoint$WheelTimersDescriptor",
+				"io.github.wheeltimer.actuate.WheelTimersDescriptor",
 				"io.github.wheeltimer.actuate.DurableCallsDescriptor$FailedCallDescriptor");
 		List<String> remindersMethods = JsonPath.read(METADATA.toFile(),
 				"$.reflection[?(@.type == 'io.github.wheeltimer.aot.Reminders')].methods[*].name");
