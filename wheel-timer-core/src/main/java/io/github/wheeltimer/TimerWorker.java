@@ -113,6 +113,12 @@ final class TimerWorker implements Runnable {
 	/** The threshold of the published plan, or RUNG when none stands. */
 	private long threshold = WorkerWakeUp.RUNG;
 
+	/**
+	 * Whether the published plan was made with the queue quiet: with the first new timeout into an
+	 * empty queue ringing, if the sleep outlasts the tick.
+	 */
+	private boolean quietPlan;
+
 	/** A question waits for the take that precedes its answer. */
 	private boolean answering;
 
@@ -387,7 +393,8 @@ final class TimerWorker implements Runnable {
 		if (threshold > this.threshold) {
 			// A later wake-up than the plan the queue's newer timeouts were compared with (or no
 			// plan at all): they are taken first, as any of them may fall due before it.
-			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
+			this.quietPlan = !streaming && this.incoming.isEmpty();
+			this.wakeUp.publish(plan(wakeAt, nextBoundary, this.quietPlan));
 			this.threshold = threshold;
 			this.takeUntil = this.incoming.newest();
 			boolean more = transferIncoming();
@@ -421,8 +428,18 @@ final class TimerWorker implements Runnable {
 			long halfway = now + Math.max(this.tickNanos, Math.min((wakeAt - now) / 2, this.maxQueuedNanos));
 			sleepUntil = Math.min(sleepUntil, halfway / this.tickNanos * this.tickNanos);
 		}
-		if (sleepUntil < wakeAt && !replacePlan(sleepUntil, nextBoundary, false)) {
-			return;
+		// Not a stream, the plan must let the next new timeout ring: one published while timeouts
+		// still came in would not, and the worker would leave them queued until its wake-up.
+		boolean quietNeeded = !streaming && !this.quietPlan && sleepUntil > nextBoundary;
+		if (sleepUntil < wakeAt || quietNeeded) {
+			if (!replacePlan(sleepUntil, nextBoundary, !streaming)) {
+				return;
+			}
+			if (quietNeeded && !this.incoming.isEmpty()) {
+				// Came in before the quiet plan stood (it is read after the plan, as a producer does).
+				this.takeUntil = this.incoming.newest();
+				return;
+			}
 		}
 		endPass(now);
 		this.timer.ticker().park((sleepUntil == Long.MAX_VALUE) ? Long.MAX_VALUE : sleepUntil - now);
@@ -466,6 +483,7 @@ final class TimerWorker implements Runnable {
 			return false;
 		}
 		this.threshold = threshold(wakeAt);
+		this.quietPlan = quiet;
 		return true;
 	}
 

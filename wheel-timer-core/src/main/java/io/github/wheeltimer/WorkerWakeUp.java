@@ -30,8 +30,10 @@ import java.lang.invoke.VarHandle;
  * to be) nothing rings: the worker looks at its queues before it sleeps again. Both sides write
  * then read volatiles (Dekker): the worker publishes its plan, then reads the queues; an enqueuer
  * enqueues (a full fence), then reads the plan. So either the worker sees the new element or the
- * enqueuer sees the plan. A worker rung awake twice within one tick plans no ringing sleep until
- * the next tick, so a stream of rings costs at most a few wake-ups per tick.
+ * enqueuer sees the plan. A plan the worker replaces right before it parks (a sooner wake-up,
+ * another flag) comes after its last look at the queues: an enqueuer whose ring finds the plan
+ * replaced judges again by the new one. A worker rung awake twice within one tick plans no
+ * ringing sleep until the next tick, so a stream of rings costs at most a few wake-ups per tick.
  *
  * <p>{@code plan} is shared; the suppression fields are the worker's.
  */
@@ -91,35 +93,60 @@ final class WorkerWakeUp {
 
 	/** Any thread, after it enqueued a new timeout due at {@code deadline}. */
 	void scheduled(long deadline, boolean intoEmptyQueue) {
-		long plan = this.plan;
-		if (deadline <= plan) {
-			ring(plan, RUNG);
-		}
-		else if (intoEmptyQueue && (plan & FIRST_RINGS) != 0) {
-			ring(plan, RUNG_BY_FIRST);
+		for (long plan = this.plan;;) {
+			long rung;
+			if (deadline <= plan) {
+				rung = RUNG;
+			}
+			else if (intoEmptyQueue && (plan & FIRST_RINGS) != 0) {
+				rung = RUNG_BY_FIRST;
+			}
+			else {
+				return;
+			}
+			long found = ring(plan, rung);
+			if (found == plan) {
+				return;
+			}
+			plan = found;
 		}
 	}
 
 	/** Any thread, after it enqueued a cancelled timeout. */
 	void cancelled() {
-		long plan = this.plan;
-		if ((plan & CANCELS_RING) != 0) {
-			ring(plan, RUNG);
+		for (long plan = this.plan; (plan & CANCELS_RING) != 0;) {
+			long found = ring(plan, RUNG);
+			if (found == plan) {
+				return;
+			}
+			plan = found;
 		}
 	}
 
 	/** Any thread, after it asked the worker something or took a timeout back from it. */
 	void ring() {
-		long plan = this.plan;
-		if (plan != RUNG && plan != RUNG_BY_FIRST) {
-			ring(plan, RUNG);
+		for (long plan = this.plan; plan != RUNG && plan != RUNG_BY_FIRST;) {
+			long found = ring(plan, RUNG);
+			if (found == plan) {
+				return;
+			}
+			plan = found;
 		}
 	}
 
-	private void ring(long plan, long rung) {
-		if (PLAN.compareAndSet(this, plan, rung)) {
+	/**
+	 * Rings if the plan is still {@code plan}. If it is not, a ring came first or the worker woke
+	 * (nothing to do), or the worker replaced its plan right before parking, after its last look
+	 * at the queues: the caller judges again by the plan found, or the worker would sleep through
+	 * what this thread enqueued.
+	 * @return the plan found: {@code plan} if this rang
+	 */
+	private long ring(long plan, long rung) {
+		long found = (long) PLAN.compareAndExchange(this, plan, rung);
+		if (found == plan) {
 			this.ticker.unpark(this.worker);
 		}
+		return found;
 	}
 
 	/** Wakes the worker whatever it sleeps for: a stop. */
