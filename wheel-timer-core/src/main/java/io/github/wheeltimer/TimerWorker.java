@@ -113,12 +113,6 @@ final class TimerWorker implements Runnable {
 	/** The threshold of the published plan, or RUNG when none stands. */
 	private long threshold = WorkerWakeUp.RUNG;
 
-	/**
-	 * Whether the published plan was made with the queue quiet: with the first new timeout into an
-	 * empty queue ringing, if the sleep outlasts the tick.
-	 */
-	private boolean quietPlan;
-
 	/** A question waits for the take that precedes its answer. */
 	private boolean answering;
 
@@ -393,8 +387,7 @@ final class TimerWorker implements Runnable {
 		if (threshold > this.threshold) {
 			// A later wake-up than the plan the queue's newer timeouts were compared with (or no
 			// plan at all): they are taken first, as any of them may fall due before it.
-			this.quietPlan = !streaming && this.incoming.isEmpty();
-			this.wakeUp.publish(plan(wakeAt, nextBoundary, this.quietPlan));
+			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
 			this.threshold = threshold;
 			this.takeUntil = this.incoming.newest();
 			boolean more = transferIncoming();
@@ -430,7 +423,7 @@ final class TimerWorker implements Runnable {
 		}
 		// Not a stream, the plan must let the next new timeout ring: one published while timeouts
 		// still came in would not, and the worker would leave them queued until its wake-up.
-		boolean quietNeeded = !streaming && !this.quietPlan && sleepUntil > nextBoundary;
+		boolean quietNeeded = !streaming && !this.wakeUp.firstRings() && sleepUntil > nextBoundary;
 		if (sleepUntil < wakeAt || quietNeeded) {
 			if (!replacePlan(sleepUntil, nextBoundary, !streaming)) {
 				return;
@@ -483,7 +476,6 @@ final class TimerWorker implements Runnable {
 			return false;
 		}
 		this.threshold = threshold(wakeAt);
-		this.quietPlan = quiet;
 		return true;
 	}
 

@@ -206,6 +206,14 @@ final class WorkerWakeUp {
 		}
 	}
 
+	/**
+	 * Worker: whether the plan it published lets the first new timeout into an empty queue ring
+	 * (a plan with no wake-up rings for every timeout).
+	 */
+	boolean firstRings() {
+		return (this.published & FIRST_RINGS) != 0;
+	}
+
 	/** Worker: whether a ring since it last woke was the first new timeout into an empty queue. */
 	boolean rungByFirst() {
 		return this.rungByFirst;
