@@ -1,6 +1,7 @@
 package io.github.wheeltimer.actuate;
 
 import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.StrandedCalls;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -36,7 +37,7 @@ public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.up();
 		}
-		DurableCalls.Waiting waiting = this.durable.waiting();
+		StrandedCalls waiting = this.durable.waiting();
 		builder.withDetail("instance", this.durable.instance().toString())
 			.withDetail("heldHere", this.durable.held())
 			.withDetail("waitingForUnknownMethods", waiting.unknownMethods())

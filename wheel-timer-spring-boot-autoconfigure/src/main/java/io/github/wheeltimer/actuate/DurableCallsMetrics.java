@@ -3,6 +3,7 @@ package io.github.wheeltimer.actuate;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
+import io.github.wheeltimer.durable.CallCounts;
 import io.github.wheeltimer.durable.DurableCalls;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -44,24 +45,24 @@ public class DurableCallsMetrics implements MeterBinder {
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		counter(registry, "wheel.timer.durable.scheduled", DurableCalls.Counts::scheduled)
+		counter(registry, "wheel.timer.durable.scheduled", CallCounts::scheduled)
 			.description("Durable calls written by this instance's callers")
 			.register(registry);
-		counter(registry, "wheel.timer.durable.claimed", DurableCalls.Counts::claimed)
+		counter(registry, "wheel.timer.durable.claimed", CallCounts::claimed)
 			.description("Durable calls this instance claimed from the database")
 			.register(registry);
-		outcome(registry, "ran", DurableCalls.Counts::ran);
-		outcome(registry, "failed", DurableCalls.Counts::failed);
-		outcome(registry, "retried", DurableCalls.Counts::retried);
-		outcome(registry, "fenced", DurableCalls.Counts::fenced);
-		outcome(registry, "handed.back", DurableCalls.Counts::handedBack);
-		counter(registry, "wheel.timer.durable.taken.over", DurableCalls.Counts::takenOver)
+		outcome(registry, "ran", CallCounts::ran);
+		outcome(registry, "failed", CallCounts::failed);
+		outcome(registry, "retried", CallCounts::retried);
+		outcome(registry, "fenced", CallCounts::fenced);
+		outcome(registry, "handed.back", CallCounts::handedBack);
+		counter(registry, "wheel.timer.durable.taken.over", CallCounts::takenOver)
 			.description("Durable calls of dead instances this instance released")
 			.register(registry);
-		counter(registry, "wheel.timer.durable.cancelled", DurableCalls.Counts::cancelled)
+		counter(registry, "wheel.timer.durable.cancelled", CallCounts::cancelled)
 			.description("Durable calls this instance's callers cancelled")
 			.register(registry);
-		counter(registry, "wheel.timer.durable.suspected.duplicates", DurableCalls.Counts::suspectedDuplicates)
+		counter(registry, "wheel.timer.durable.suspected.duplicates", CallCounts::suspectedDuplicates)
 			.description("Durable calls started again after their instance's lease ran out while they ran")
 			.register(registry);
 		Gauge.builder("wheel.timer.durable.held", this.durable, DurableCalls::held)
@@ -74,14 +75,14 @@ public class DurableCallsMetrics implements MeterBinder {
 		this.durable.setLatenessRecorder((nanos) -> lateness.record(nanos, TimeUnit.NANOSECONDS));
 	}
 
-	private void outcome(MeterRegistry registry, String outcome, ToLongFunction<DurableCalls.Counts> count) {
+	private void outcome(MeterRegistry registry, String outcome, ToLongFunction<CallCounts> count) {
 		counter(registry, "wheel.timer.durable.calls", count).tag("outcome", outcome)
 			.description("How the durable calls this instance held ended")
 			.register(registry);
 	}
 
 	private FunctionCounter.Builder<DurableCalls> counter(MeterRegistry registry, String name,
-			ToLongFunction<DurableCalls.Counts> count) {
+			ToLongFunction<CallCounts> count) {
 		return FunctionCounter.builder(name, this.durable, (durable) -> count.applyAsLong(durable.counts()))
 			.baseUnit("calls");
 	}

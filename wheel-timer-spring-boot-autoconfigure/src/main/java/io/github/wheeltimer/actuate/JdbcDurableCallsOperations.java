@@ -16,17 +16,19 @@ import io.github.wheeltimer.actuate.DurableCallsDescriptor.DeletedCallsDescripto
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.FailedCallDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.InstanceDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor.UnreadableDescriptor;
-import io.github.wheeltimer.durable.CallCount;
-import io.github.wheeltimer.durable.CallPage;
-import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedRetry;
+import io.github.wheeltimer.durable.CallCount;
+import io.github.wheeltimer.durable.CallCounts;
+import io.github.wheeltimer.durable.CallPage;
+import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.CallState;
+import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableCallsReport;
 import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.MethodShapes;
 import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.StoredCall;
-import io.github.wheeltimer.durable.DurableCalls;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -64,7 +66,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 					List.of(), List.of(), Map.of(), List.of(), counts, problem);
 		}
 		try {
-			DurableCalls.Report report = this.durable.report(FAILED_LISTED);
+			DurableCallsReport report = this.durable.report(FAILED_LISTED);
 			Map<String, Long> calls = new LinkedHashMap<>();
 			Instant oldestOverdue = null;
 			for (CallCount state : report.states()) {
@@ -203,7 +205,7 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 			.toList();
 	}
 
-	private static CountsDescriptor counts(DurableCalls.Counts counts) {
+	private static CountsDescriptor counts(CallCounts counts) {
 		return new CountsDescriptor(counts.scheduled(), counts.claimed(), counts.started(), counts.ran(),
 				counts.failed(), counts.retried(), counts.fenced(), counts.takenOver(), counts.handedBack(), counts.cancelled(),
 				counts.suspectedDuplicates());

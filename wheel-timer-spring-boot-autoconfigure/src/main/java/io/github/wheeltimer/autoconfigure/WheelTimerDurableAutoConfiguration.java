@@ -16,6 +16,7 @@ import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.DurableSettings;
 import io.github.wheeltimer.durable.InstanceRepository;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableDialects;
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
@@ -74,9 +75,9 @@ public final class WheelTimerDurableAutoConfiguration {
 			Environment environment) {
 		String platform = properties.getJdbc().getPlatform();
 		if (platform == null || platform.isBlank()) {
-			return DurableDialect.of(dataSource);
+			return DurableDialects.of(dataSource);
 		}
-		DurableDialect dialect = DurableDialect.forPlatform(platform);
+		DurableDialect dialect = DurableDialects.forPlatform(platform);
 		if (dialect == null) {
 			throw InvalidPropertyValues.invalid(environment, "wheel-timer.durable.jdbc.platform", platform,
 					"must be one of postgresql, mysql, mariadb, h2 (or leave it unset to detect it from the DataSource)");

@@ -39,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ArgumentShapes {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(ArgumentShapes.class);
 
 	private final DurableMethods methods;
 

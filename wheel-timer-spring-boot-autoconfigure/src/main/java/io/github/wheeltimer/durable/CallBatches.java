@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class CallBatches {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(CallBatches.class);
 
 	private final Queue<DurableCall> fired = new ConcurrentLinkedQueue<>();
 

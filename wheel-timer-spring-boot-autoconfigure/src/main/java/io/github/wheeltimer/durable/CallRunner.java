@@ -25,7 +25,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -43,9 +42,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * transaction, through the last step of its invocation path; the row is then counted finished
  * once that transaction commits.
  */
-final class CallRunner {
+final class CallRunner implements GateEntry {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(CallRunner.class);
 
 	/**
 	 * How long a call whose gate neither passed nor fenced it waits before it tries again: a
@@ -137,8 +136,8 @@ final class CallRunner {
 		}
 	}
 
-	/** A timer's worker: the call fell due, and waits for the batch that gates it. */
-	void fired(DurableCall call) {
+	@Override
+	public void enter(DurableCall call) {
 		if (!this.batches.fired(call)) {
 			handBack(call, STOPPED);
 		}
@@ -175,11 +174,11 @@ final class CallRunner {
 		if (!call.due().isAfter(now)) {
 			this.held.enterBacklog(call);
 			if (!(call.method().timer() instanceof HashedWheelTimer timer)) {
-				fired(call);
+				enter(call);
 				return;
 			}
 			try {
-				// On this thread, at once: the call's run(Timeout) hands it to fired().
+				// On this thread, at once: the call's run(Timeout) hands it to enter().
 				timer.runDue(call);
 			}
 			catch (RuntimeException refused) {
@@ -368,7 +367,7 @@ final class CallRunner {
 	/** Hands a call that passed its gate to its method's executor; one it refuses goes back. */
 	private void execute(DurableCall call) {
 		try {
-			call.method().execute(call);
+			call.method().execute(() -> run(call));
 			this.counters.started.increment();
 		}
 		catch (RuntimeException | Error refused) {
@@ -422,16 +421,12 @@ final class CallRunner {
 				if (!DatabaseFailure.of(ex).retryLater()) {
 					throw ex;
 				}
-				throw new FinishRefusedException(call, ex);
+				throw new FinishRefusedException(call.description(), ex);
 			}
 			if (!finished) {
-				throw new LeaseLostException(call);
+				throw new LeaseLostException(call.description());
 			}
-			DurableClient.afterCompletion((status) -> {
-				if (status == TransactionSynchronization.STATUS_COMMITTED) {
-					call.finishedInTransaction();
-				}
-			});
+			Transactions.afterCommit(call::finishedInTransaction);
 			return value;
 		};
 	}
@@ -515,7 +510,7 @@ final class CallRunner {
 				call.ended(DelayedCallOutcome.FAILED);
 				int attempt = call.attempt();
 				String because = (failure != null) ? failure.getClass().getName() : "unknown";
-				this.writes.write(call, "marked failed",
+				this.writes.write(call.description(), "marked failed",
 						() -> this.calls.fail(call.id(), this.instance, attempt, String.valueOf(error)),
 						() -> this.calls.fail(call.id(), this.instance, attempt, ERROR_REFUSED + " (" + because + ")"));
 				this.counters.failed.increment();
@@ -554,7 +549,7 @@ final class CallRunner {
 					// The database refused an error's text: each one alone, the refused one without it.
 					for (DurableCall call : failed) {
 						CallRepository.Retry retry = call.retry();
-						this.writes.write(call, "set to retry",
+						this.writes.write(call.description(), "set to retry",
 								() -> waited(List.of(call), List.of(this.calls.retry(this.instance, retry))),
 								() -> waited(List.of(call), List.of(this.calls.retry(this.instance,
 										retry.withError(ERROR_REFUSED)))));
@@ -590,6 +585,11 @@ final class CallRunner {
 	}
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
+	@Override
+	public void timerStopped(DurableCall call) {
+		handBack(call, "its timer stopped");
+	}
+
 	void handBack(DurableCall call, String why) {
 		call.withdrawn();
 		this.held.release(call);
@@ -604,7 +604,7 @@ final class CallRunner {
 	 * call): the row may be running at this attempt
 	 */
 	private RowWrites.Write handBackWrite(DurableCall call, boolean afterGate) {
-		return new RowWrites.Write(call, "handed back", () -> {
+		return new RowWrites.Write(call.description(), "handed back", () -> {
 			boolean back = afterGate ? this.calls.releaseAfterGate(call.id(), this.instance, call.attempt())
 					: this.calls.release(call.id(), this.instance);
 			if (back) {

@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ClaimPoller {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(ClaimPoller.class);
 
 	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -122,7 +122,7 @@ final class ClaimPoller {
 	private int countedChanges;
 
 	/** Written by the clean-ups, read by health checks. */
-	private volatile DurableCalls.Waiting waiting = new DurableCalls.Waiting(0, 0);
+	private volatile StrandedCalls waiting = new StrandedCalls(0, 0);
 
 	/** Polls only: when a poll last did more than claim. */
 	private long lastFullPollNanos = System.nanoTime();
@@ -567,7 +567,7 @@ final class ClaimPoller {
 		List<UnreadableCalls> unreadable = this.reports.unreadable(instances);
 		long unknownMethods = (unknown != null) ? unknown.stream().mapToLong(CallCount::count).sum()
 				: this.waiting.unknownMethods();
-		this.waiting = new DurableCalls.Waiting(unknownMethods,
+		this.waiting = new StrandedCalls(unknownMethods,
 				unreadable.stream().mapToLong(UnreadableCalls::count).sum());
 		return unreadable;
 	}
@@ -577,7 +577,7 @@ final class ClaimPoller {
 	 * live instance knows, and calls no live instance can read.
 	 * @return the counts, both 0 before the first clean-up
 	 */
-	DurableCalls.Waiting waiting() {
+	StrandedCalls waiting() {
 		return this.waiting;
 	}
 

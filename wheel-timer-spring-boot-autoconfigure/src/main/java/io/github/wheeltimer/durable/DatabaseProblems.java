@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class DatabaseProblems {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(DatabaseProblems.class);
 
 	/** What found a problem out. */
 	enum Source {

@@ -14,12 +14,12 @@ import io.github.wheeltimer.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A durable call this instance holds: claimed in the database and waiting on a wheel, then run
- * by the {@link CallRunner}.
+ * A durable call this instance holds: claimed in the database and waiting on a wheel, then
+ * handed to its gate ({@link GateEntry}) when its timer fires it.
  * <p>
  * Threads: created by the caller (born claimed) or by a poll; {@link #run(Timeout)} runs on the
  * timer's worker (or, for a call due already, on the thread that holds it, through
- * {@link HashedWheelTimer#runDue}) and only hands the call to its gate's batch; {@link #run()}
+ * {@link HashedWheelTimer#runDue}) and only hands the call to its gate's batch; the method
  * runs on an executor thread, once the gate passed. The fields are final, or confined to the
  * executor thread, or (the backlog flag) left once by compare-and-set; the hand-offs publish
  * them.
@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * the method returned or threw, or the call will not run here after all (fenced, handed back, or
  * back on the wheel to try its gate again, a new timeout then).
  */
-final class DurableCall implements DelayedTask, Runnable {
+final class DurableCall implements DelayedTask {
 
 	private static final VarHandle IN_BACKLOG;
 
@@ -60,7 +60,7 @@ final class DurableCall implements DelayedTask, Runnable {
 
 	private final @Nullable DurableResult result;
 
-	private final CallRunner runner;
+	private final GateEntry gate;
 
 	/**
 	 * Where the end of the run of its last fire is counted on its timer. Written on the thread that
@@ -100,7 +100,7 @@ final class DurableCall implements DelayedTask, Runnable {
 	private volatile boolean inBacklog;
 
 	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, Tries before,
-			@Nullable String traceParent, @Nullable DurableResult result, CallRunner runner) {
+			@Nullable String traceParent, @Nullable DurableResult result, GateEntry gate) {
 		this.method = method;
 		this.id = id;
 		this.key = key;
@@ -109,7 +109,7 @@ final class DurableCall implements DelayedTask, Runnable {
 		this.before = before;
 		this.traceParent = traceParent;
 		this.result = result;
-		this.runner = runner;
+		this.gate = gate;
 	}
 
 	@Override
@@ -241,19 +241,13 @@ final class DurableCall implements DelayedTask, Runnable {
 	@Override
 	public void run(Timeout timeout) {
 		this.handOff = HashedWheelTimer.handOff(timeout);
-		this.runner.fired(this);
+		this.gate.enter(this);
 	}
 
 	/** The timer stopped with this call on it: the row goes back to the database, not lost. */
 	@Override
 	public void unprocessed(Timeout timeout) {
-		this.runner.handBack(this, "its timer stopped");
-	}
-
-	/** On the executor's thread. */
-	@Override
-	public void run() {
-		this.runner.run(this);
+		this.gate.timerStopped(this);
 	}
 
 	@Override

@@ -470,19 +470,10 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * cannot read changed, else once a minute.
 	 * @return the counts, both 0 until the first clean-up, at the first poll
 	 */
-	public Waiting waiting() {
+	public StrandedCalls waiting() {
 		return this.poller.waiting();
 	}
 
-	/**
-	 * Pending calls that wait for an instance that is not running.
-	 *
-	 * @param unknownMethods calls of methods no live instance knows
-	 * @param unreadable calls written by a version of the application whose arguments no live
-	 * instance can read
-	 */
-	public record Waiting(long unknownMethods, long unreadable) {
-	}
 
 	/**
 	 * Returns this instance's argument shape of a durable method: the digest of what reading its
@@ -500,7 +491,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * Returns this instance's counts since it started.
 	 * @return the counts
 	 */
-	public Counts counts() {
+	public CallCounts counts() {
 		return this.counters.snapshot();
 	}
 
@@ -511,7 +502,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	 * @return the view
 	 * @throws DataAccessException if the database cannot be reached
 	 */
-	public Report report(int failedLimit) {
+	public DurableCallsReport report(int failedLimit) {
 		return this.reports.report(failedLimit);
 	}
 
@@ -548,44 +539,6 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		return this.client.requeueFailed(methodId);
 	}
 
-	/**
-	 * Counts of this instance's durable calls since it started.
-	 *
-	 * @param scheduled calls written by this instance's callers
-	 * @param claimed calls a poll claimed
-	 * @param started calls that passed the start gate
-	 * @param ran calls that ran and whose row is gone
-	 * @param failed calls that threw or could not be read; their rows are kept
-	 * @param retried runs that threw and that their method's {@code @Retryable} tries again: the
-	 * row waits for the next attempt
-	 * @param fenced held calls the gate stopped: cancelled, replaced or taken over elsewhere
-	 * @param takenOver calls of dead instances this instance released for everyone
-	 * @param handedBack claimed calls handed back unstarted (stop, refusal, or arguments this instance
-	 * cannot read: another version wrote them)
-	 * @param cancelled calls this instance's callers cancelled (by key, or through the future),
-	 * wherever they were held
-	 * @param suspectedDuplicates calls that started here after starting before on an instance whose
-	 * lease ran out: that run may have done its work too (at least once)
-	 */
-	public record Counts(long scheduled, long claimed, long started, long ran, long failed, long retried,
-			long fenced, long takenOver, long handedBack, long cancelled, long suspectedDuplicates) {
-	}
 
-	/**
-	 * The database's view of the durable calls.
-	 *
-	 * @param states the calls per state
-	 * @param byMethod the calls per method id and state
-	 * @param instances the instances sharing the database
-	 * @param failed the newest failed calls
-	 * @param unknownMethods pending calls per method id that no live instance knows: they wait for
-	 * one that does
-	 * @param unreadable pending calls, per method and argument shape, written by a version whose
-	 * arguments no live instance can read: they wait for one that can
-	 */
-	public record Report(List<CallCount> states, List<CallRepository.MethodCount> byMethod,
-			List<InstanceStatus> instances, List<FailedCall> failed, List<CallCount> unknownMethods,
-			List<UnreadableCalls> unreadable) {
-	}
 
 }

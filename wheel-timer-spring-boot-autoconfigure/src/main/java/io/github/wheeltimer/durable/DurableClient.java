@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntConsumer;
 
 import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import org.apache.commons.logging.Log;
@@ -15,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The callers' side of durable calls: writes a call (replacing the pending call of its key),
@@ -30,7 +28,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class DurableClient {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(DurableClient.class);
 
 	private final CallRepository calls;
 
@@ -102,7 +100,7 @@ final class DurableClient {
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
 		this.counters.scheduled.increment();
-		DurableResult result = method.method().returnsFuture() ? new DurableResult(this, method, id) : null;
+		DurableResult result = method.method().returnsFuture() ? new DurableResult(() -> cancel(method, id)) : null;
 		if (key != null && replaced != null) {
 			afterCommit(() -> drop(method.id(), key, replaced));
 		}
@@ -127,7 +125,7 @@ final class DurableClient {
 	 */
 	private void holdAfterCommit(DurableCall call, Runnable held) {
 		if (this.calls.inTransaction()) {
-			afterCompletion((status) -> {
+			Transactions.afterCompletion((status) -> {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
 				// held, its gate finds out. Only a rollback certainly removed it.
 				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
@@ -360,44 +358,25 @@ final class DurableClient {
 	private void drop(String methodId, String key, UUID id) {
 		DurableCall call = this.held.drop(methodId, key, id);
 		if (call != null) {
-			this.writes.write(call, "released", () -> this.calls.release(id, this.instance), null);
+			this.writes.write(call.description(), "released", () -> this.calls.release(id, this.instance), null);
 		}
 	}
 
 	/** Runs after the current thread's transaction on the database commits, or now if there is none. */
 	private void afterCommit(Runnable action) {
-		if (!this.calls.inTransaction()) {
-			action.run();
-			return;
+		if (this.calls.inTransaction()) {
+			Transactions.afterCommit(action);
 		}
-		afterCompletion((status) -> {
-			if (status == TransactionSynchronization.STATUS_COMMITTED) {
-				action.run();
-			}
-		});
+		else {
+			action.run();
+		}
 	}
 
 	/** Runs if the current thread's transaction on the database rolls back; never without one. */
 	private void afterRollback(Runnable action) {
 		if (this.calls.inTransaction()) {
-			afterCompletion((status) -> {
-				if (status == TransactionSynchronization.STATUS_ROLLED_BACK) {
-					action.run();
-				}
-			});
+			Transactions.afterRollback(action);
 		}
-	}
-
-	/** Tells {@code action} how the current thread's transaction ended, once it has. */
-	static void afterCompletion(IntConsumer action) {
-		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-			@Override
-			public void afterCompletion(int status) {
-				action.accept(status);
-			}
-
-		});
 	}
 
 }

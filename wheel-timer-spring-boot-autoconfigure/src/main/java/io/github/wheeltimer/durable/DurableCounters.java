@@ -16,7 +16,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class DurableCounters {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(DurableCounters.class);
 
 	private static final long LATE_LINE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -96,8 +96,8 @@ final class DurableCounters {
 		}
 	}
 
-	DurableCalls.Counts snapshot() {
-		return new DurableCalls.Counts(this.scheduled.sum(), this.claimed.sum(), this.started.sum(), this.ran.sum(),
+	CallCounts snapshot() {
+		return new CallCounts(this.scheduled.sum(), this.claimed.sum(), this.started.sum(), this.ran.sum(),
 				this.failed.sum(), this.retried.sum(), this.fenced.sum(), this.takenOver.sum(), this.handedBack.sum(),
 				this.cancelled.sum(), this.suspectedDuplicates.sum());
 	}

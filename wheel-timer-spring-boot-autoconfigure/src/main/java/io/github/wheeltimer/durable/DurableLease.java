@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class DurableLease {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(DurableLease.class);
 
 	private static final long DISCONNECTED = Long.MIN_VALUE;
 

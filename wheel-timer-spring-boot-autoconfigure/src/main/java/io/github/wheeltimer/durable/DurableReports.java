@@ -36,9 +36,9 @@ final class DurableReports {
 		this.instance = instance;
 	}
 
-	DurableCalls.Report report(int failedLimit) {
+	DurableCallsReport report(int failedLimit) {
 		List<InstanceStatus> instances = this.instances.instances(this.lease);
-		return new DurableCalls.Report(this.calls.countByState(), this.calls.countByMethod(), instances,
+		return new DurableCallsReport(this.calls.countByState(), this.calls.countByMethod(), instances,
 				this.calls.failed(null, failedLimit), pendingOfUnknownMethods(instances), unreadable(instances));
 	}
 

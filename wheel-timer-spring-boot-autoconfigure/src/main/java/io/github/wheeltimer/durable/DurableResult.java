@@ -1,7 +1,7 @@
 package io.github.wheeltimer.durable;
 
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,16 +11,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class DurableResult extends CompletableFuture<@Nullable Object> {
 
-	private final DurableClient client;
+	private final BooleanSupplier cancelCall;
 
-	private final DurableMethod method;
-
-	private final UUID id;
-
-	DurableResult(DurableClient client, DurableMethod method, UUID id) {
-		this.client = client;
-		this.method = method;
-		this.id = id;
+	/**
+	 * @param cancelCall deletes the call's row if it has not started, and says whether it did
+	 */
+	DurableResult(BooleanSupplier cancelCall) {
+		this.cancelCall = cancelCall;
 	}
 
 	/**
@@ -29,7 +26,7 @@ final class DurableResult extends CompletableFuture<@Nullable Object> {
 	 */
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		if (isDone() || !this.client.cancel(this.method, this.id)) {
+		if (isDone() || !this.cancelCall.getAsBoolean()) {
 			return false;
 		}
 		return super.cancel(mayInterruptIfRunning);

@@ -12,8 +12,8 @@ final class FinishRefusedException extends RuntimeException {
 
 	private static final long serialVersionUID = 1L;
 
-	FinishRefusedException(DurableCall call, RuntimeException cause) {
-		super(call.description() + " could not end in its method's transaction, the database failed the statement"
+	FinishRefusedException(String call, RuntimeException cause) {
+		super(call + " could not end in its method's transaction, the database failed the statement"
 				+ " that deletes its row (" + cause.getMessage() + "): the transaction is rolled back, and the call"
 				+ " is handed back to run again", cause, false, false);
 	}

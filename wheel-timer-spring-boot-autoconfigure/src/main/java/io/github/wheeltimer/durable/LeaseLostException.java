@@ -11,8 +11,8 @@ final class LeaseLostException extends RuntimeException {
 
 	private static final long serialVersionUID = 1L;
 
-	LeaseLostException(DurableCall call) {
-		super(call.description() + " is no longer this instance's: its lease ran out while it ran, and another"
+	LeaseLostException(String call) {
+		super(call + " is no longer this instance's: its lease ran out while it ran, and another"
 				+ " instance took it over; its transaction is rolled back", null, false, false);
 	}
 

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class RowWrites {
 
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
+	private static final Log logger = LogFactory.getLog(RowWrites.class);
 
 	private final DatabaseProblems problems;
 
@@ -49,18 +49,14 @@ final class RowWrites {
 	 * @param fallback what to write instead if the database refuses it, or {@code null}
 	 */
 	record Write(String rows, String what, Runnable statement, @Nullable Runnable fallback) {
-
-		Write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
-			this(call.description(), what, statement, fallback);
-		}
-
 	}
 
 	/** Writes now or, while the database fails in a way that may pass, at the next poll. */
-	void write(DurableCall call, String what, Runnable statement, @Nullable Runnable fallback) {
-		write(new Write(call, what, statement, fallback));
+	void write(String rows, String what, Runnable statement, @Nullable Runnable fallback) {
+		write(new Write(rows, what, statement, fallback));
 	}
 
+	/** Writes now or, while the database fails in a way that may pass, at the next poll. */
 	void write(Write write) {
 		if (!attempt(write)) {
 			this.deferred.add(write);

@@ -53,7 +53,7 @@
  * clock expression, the upsert by key, limit, skip-locked, an update that returns its rows if the
  * database has one (the claim and the gates are then one statement each), id and instant
  * binding, the schema lock), named in
- * {@code DurableDialect.forPlatform};</li>
+ * {@code DurableDialects.forPlatform};</li>
  * <li>one script per step of the tables' versions, {@code io/github/wheeltimer/durable/schema/<platform>/V1__tables.sql},
  * {@code V2__argument_shapes.sql} and so on ({@code jdbc.DurableSchema} lists the steps), the
  * folder named by the dialect's {@code schemaFolder()};</li>

@@ -39,19 +39,12 @@ class PackageStructureTests {
 
 	/** The knots of more than two classes still to untie, by their classes (nested ones folded in). */
 	private static final Set<Set<String>> KNOTS_TO_UNTIE = Set.of(
-			Set.of("durable.ArgumentShapes", "durable.CallBatches", "durable.CallRunner", "durable.ClaimPoller",
-					"durable.DatabaseProblems", "durable.DurableCall", "durable.DurableCalls", "durable.DurableClient",
-					"durable.DurableCounters", "durable.DurableLease", "durable.DurableReports", "durable.DurableResult",
-					"durable.FinishRefusedException", "durable.HeldCalls", "durable.LeaseLostException",
-					"durable.RowWrites", "durable.ShutdownBudget"),
 			Set.of("annotation.DelayedCall", "annotation.DelayedCallObserver", "annotation.DelayedCallScheduler",
 					"annotation.DelayedExecutionBeanPostProcessor", "annotation.DelayedExecutionInterceptor",
 					"annotation.DelayedMethod", "annotation.DelayedMethodRegistry", "annotation.DelayedMethodResolver",
 					"annotation.DelayedResult", "annotation.DelayedRetry", "annotation.DelayedTask",
 					"annotation.InMemoryScheduler", "annotation.InvalidDelayedExecutionException",
-					"annotation.RunPath", "annotation.SelfInvocations", "annotation.DurableScheduling"),
-			Set.of("durable.jdbc.DurableDialect", "durable.jdbc.H2Dialect", "durable.jdbc.MySqlDialect",
-					"durable.jdbc.PostgresDialect"));
+					"annotation.RunPath", "annotation.SelfInvocations", "annotation.DurableScheduling"));
 
 	@Test
 	void noPackageReachesAPackageThatReachesItBack() {

@@ -49,7 +49,7 @@ class CallRunnerTests {
 		assertThat(this.harness.runs()).containsExactly(new Run("cancelIfUnpaid", "o-1", 1, DELAY));
 		assertThat(this.harness.calls.rows()).isEmpty();
 		assertThat(this.harness.durable.held()).isZero();
-		DurableCalls.Counts counts = this.harness.counts();
+		CallCounts counts = this.harness.counts();
 		assertThat(counts.scheduled()).isOne();
 		assertThat(counts.started()).isOne();
 		assertThat(counts.ran()).isOne();
@@ -73,7 +73,7 @@ class CallRunnerTests {
 		FakeStatements statements = this.harness.calls.statements();
 		assertThat(statements.count("start")).as("gates").isBetween(1, 10);
 		assertThat(statements.count("finish")).as("finishes").isBetween(1, 10);
-		DurableCalls.Counts counts = this.harness.counts();
+		CallCounts counts = this.harness.counts();
 		assertThat(counts.started()).isEqualTo(count);
 		assertThat(counts.ran()).isEqualTo(count);
 	}
@@ -91,7 +91,7 @@ class CallRunnerTests {
 		this.harness.advance(DELAY);
 		assertThat(this.harness.runs()).extracting(Run::orderId).containsExactlyInAnyOrder("o-0", "o-3");
 		assertThat(this.harness.calls.rows()).extracting(CallRow::id).containsExactly(rows.get(2).id());
-		DurableCalls.Counts counts = this.harness.counts();
+		CallCounts counts = this.harness.counts();
 		assertThat(counts.started()).isEqualTo(2);
 		assertThat(counts.fenced()).isEqualTo(2);
 		assertThat(counts.ran()).isEqualTo(2);
@@ -213,7 +213,7 @@ class CallRunnerTests {
 		this.harness.advance(Duration.ofMillis(200));
 		assertThat(this.harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-7", 1));
 		assertThat(this.harness.calls.rows()).isEmpty();
-		DurableCalls.Counts counts = this.harness.counts();
+		CallCounts counts = this.harness.counts();
 		assertThat(counts.fenced()).isZero();
 		assertThat(counts.scheduled() + counts.claimed()).isEqualTo(counts.started() + counts.fenced());
 	}

@@ -156,7 +156,7 @@ class ClaimPollerTests {
 		assertThat(harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-1", 1));
 		assertThat(harness.calls.statements().count("start")).isEqualTo(2);
 		assertThat(harness.calls.rows()).isEmpty();
-		DurableCalls.Counts counts = harness.counts();
+		CallCounts counts = harness.counts();
 		assertThat(counts.handedBack()).isOne();
 		assertThat(counts.claimed()).isOne();
 		assertThat(counts.started()).isOne();
@@ -188,7 +188,7 @@ class ClaimPollerTests {
 		assertThat(harness.runs()).extracting(Run::orderId, Run::attempt)
 			.containsExactlyInAnyOrder(tuple("o-1", 1), tuple("o-2", 2));
 		assertThat(harness.calls.rows()).isEmpty();
-		DurableCalls.Counts counts = harness.counts();
+		CallCounts counts = harness.counts();
 		assertThat(counts.claimed()).isEqualTo(2);
 		assertThat(counts.suspectedDuplicates()).as("o-2 had started on the dead instance").isOne();
 	}
@@ -269,7 +269,7 @@ class ClaimPollerTests {
 		// batches' thread takes what the wheel fired so far) go back.
 		harness.calls.statements().failNext("start", 1, FakeStatements::unreachable);
 		harness.advance(Duration.ofSeconds(6));
-		DurableCalls.Counts quiet = harness.counts();
+		CallCounts quiet = harness.counts();
 		assertThat(quiet.scheduled()).isEqualTo(2);
 		assertThat(quiet.handedBack()).isBetween(1L, 3L);
 		assertThat(quiet.claimed()).as("5, and again those handed back").isEqualTo(5 + quiet.handedBack());
@@ -291,7 +291,7 @@ class ClaimPollerTests {
 		assertThat(timer.scheduled()).isEqualTo(timer.completed() + timer.failed() + timer.withdrawn()
 				+ timer.cancelled() + timer.unprocessed() + harness.timer.pendingTimeouts());
 		harness.durable.stop();
-		DurableCalls.Counts stopped = harness.counts();
+		CallCounts stopped = harness.counts();
 		assertThat(harness.durable.held()).isZero();
 		assertThat(stopped.handedBack()).as("the two held calls went back at the stop")
 			.isEqualTo(quiet.handedBack() + 2);

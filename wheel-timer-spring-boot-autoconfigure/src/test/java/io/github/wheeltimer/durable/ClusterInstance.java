@@ -241,9 +241,9 @@ public class ClusterInstance {
 
 		/** Every component of the counts, by name: the test reads those it knows. */
 		private static Map<String, Object> counts(DurableCalls calls) throws ReflectiveOperationException {
-			DurableCalls.Counts counts = calls.counts();
+			CallCounts counts = calls.counts();
 			Map<String, Object> values = new LinkedHashMap<>();
-			for (RecordComponent component : DurableCalls.Counts.class.getRecordComponents()) {
+			for (RecordComponent component : CallCounts.class.getRecordComponents()) {
 				values.put(component.getName(), component.getAccessor().invoke(counts));
 			}
 			return values;

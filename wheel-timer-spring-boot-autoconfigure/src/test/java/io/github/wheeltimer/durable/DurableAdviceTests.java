@@ -68,7 +68,7 @@ class DurableAdviceTests {
 			assertThat(shipments.runs()).singleElement().asString().isEqualTo("order-1 x3 in a transaction");
 			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
 			// The run did not go through the delaying advice: one call accepted, one started, nothing rescheduled.
-			DurableCalls.Counts counts = context.getBean(DurableCalls.class).counts();
+			CallCounts counts = context.getBean(DurableCalls.class).counts();
 			assertThat(counts.scheduled()).isEqualTo(1);
 			assertThat(counts.started()).isEqualTo(1);
 			assertThat(counts.ran()).isEqualTo(1);
@@ -86,7 +86,7 @@ class DurableAdviceTests {
 			DurableCalls calls = context.getBean(DurableCalls.class);
 			// Counted once its row is gone: its delete joins the next batch, within a tick.
 			await().atMost(Duration.ofSeconds(5)).until(() -> calls.counts().ran() == 1);
-			DurableCalls.Counts counts = calls.counts();
+			CallCounts counts = calls.counts();
 			assertThat(counts.started()).as("a run per attempt, each a delayed call of its own").isEqualTo(3);
 			assertThat(counts.failed()).isZero();
 			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);

@@ -23,6 +23,7 @@ import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableDialects;
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
@@ -178,7 +179,7 @@ abstract class DurableCallsContractTests {
 		awaitRuns(second, 5);
 		assertThat(runs(second)).allSatisfy((run) -> assertThat(instant(run.get("ran_at")))
 			.isAfterOrEqualTo(calledAt.plusMillis(1500)));
-		DurableCalls.Counts counts = second.getBean(DurableCalls.class).counts();
+		CallCounts counts = second.getBean(DurableCalls.class).counts();
 		assertThat(counts.started()).isEqualTo(5);
 		// Each claimed once, unless a heartbeat starved past the 1 s lease on a loaded machine: then
 		// the gate refused the call (fenced), handed it back, and a later poll claimed it again.
@@ -206,7 +207,7 @@ abstract class DurableCallsContractTests {
 		race.arm();
 		race.awaitClaiming();
 		first.close();
-		DurableCalls.Counts counts = firstCalls.counts();
+		CallCounts counts = firstCalls.counts();
 		assertThat(counts.handedBack()).isEqualTo(5);
 		assertThat(counts.claimed()).isZero();
 		assertThat(jdbc(new JdbcTemplate(TestDatabases.dataSource(url)))).hasSize(5).allSatisfy((row) -> {
@@ -573,7 +574,7 @@ abstract class DurableCallsContractTests {
 			assertThat(run.get("call_id")).isEqualTo("o-1");
 			assertThat(run.get("attempt")).as("the rolled back run was not an attempt").isEqualTo(1);
 		});
-		DurableCalls.Counts counts = calls.counts();
+		CallCounts counts = calls.counts();
 		assertThat(counts.started()).isEqualTo(2);
 		assertThat(counts.handedBack()).isOne();
 		assertThat(counts.failed()).isZero();
@@ -986,7 +987,7 @@ abstract class DurableCallsContractTests {
 
 	/** @return the dialect of the database behind {@code jdbc}, to bind ids and instants its way */
 	static DurableDialect dialect(JdbcTemplate jdbc) {
-		return DurableDialect.of(jdbc.getDataSource());
+		return DurableDialects.of(jdbc.getDataSource());
 	}
 
 	static void insertInstance(JdbcTemplate jdbc, UUID id, String name, Instant heartbeat, String methods) {
@@ -1028,7 +1029,7 @@ abstract class DurableCallsContractTests {
 			assertThat(instant(runs.get(i).get("ran_at")))
 				.isAfterOrEqualTo(instant(runs.get(i - 1).get("ran_at")).plusMillis(300));
 		}
-		DurableCalls.Counts counts = app.getBean(DurableCalls.class).counts();
+		CallCounts counts = app.getBean(DurableCalls.class).counts();
 		assertThat(counts.started()).isEqualTo(3);
 		assertThat(counts.failed()).as("a retried attempt does not fail the call").isZero();
 		assertThat(counts.suspectedDuplicates()).as("every start before ended").isZero();

@@ -108,7 +108,7 @@ class DurableCallsCrashTests {
 				.as("the retry of %s, never before its backoff", call)
 				.isAfterOrEqualTo(firstFailed.get(call).plusSeconds(5));
 		});
-		DurableCalls.Counts counts = this.successor.getBean(DurableCalls.class).counts();
+		CallCounts counts = this.successor.getBean(DurableCalls.class).counts();
 		assertThat(counts.failed()).isZero();
 		assertThat(counts.suspectedDuplicates()).as("no run was cut short: the kill came between attempts").isZero();
 	}

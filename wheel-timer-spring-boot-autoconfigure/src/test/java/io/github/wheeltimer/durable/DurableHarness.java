@@ -164,7 +164,7 @@ final class DurableHarness implements AutoCloseable {
 		return this.bean.runs();
 	}
 
-	DurableCalls.Counts counts() {
+	CallCounts counts() {
 		return this.durable.counts();
 	}
 

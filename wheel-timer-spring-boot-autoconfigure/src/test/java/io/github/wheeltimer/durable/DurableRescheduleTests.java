@@ -33,7 +33,7 @@ class DurableRescheduleTests {
 				.satisfies((run) -> assertThat(run.orderId()).isEqualTo("o-1"));
 			assertThat(harness.calls.rows()).isEmpty();
 
-			DurableCalls.Counts counts = harness.counts();
+			CallCounts counts = harness.counts();
 			assertThat(counts.scheduled() + counts.claimed())
 				.isEqualTo(counts.started() + counts.fenced() + counts.handedBack() + harness.durable.held());
 			assertThat(counts.fenced()).isZero();
@@ -51,7 +51,7 @@ class DurableRescheduleTests {
 			harness.advance(DurableHarness.TICK);
 			assertThat(harness.runs()).singleElement()
 				.satisfies((run) -> assertThat(run.orderId()).isEqualTo("o-2"));
-			DurableCalls.Counts counts = harness.counts();
+			CallCounts counts = harness.counts();
 			assertThat(counts.scheduled() + counts.claimed())
 				.isEqualTo(counts.started() + counts.fenced() + counts.handedBack() + harness.durable.held());
 		}

@@ -31,6 +31,7 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableDialects;
 
 /**
  * Durable calls on a cluster, with faults: ours ({@code @DelayedExecution(durable = true)}) and
@@ -220,7 +221,7 @@ public final class ClusterBenchmark {
 		this.scope = scope;
 		this.server = server;
 		this.serverCpu = serverCpu;
-		this.dialect = DurableDialect.forPlatform(server.id());
+		this.dialect = DurableDialects.forPlatform(server.id());
 	}
 
 	public static void main(String[] args) throws Exception {

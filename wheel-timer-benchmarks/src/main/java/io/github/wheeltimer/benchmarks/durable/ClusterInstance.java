@@ -31,6 +31,7 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.durable.CallCounts;
 import io.github.wheeltimer.durable.DelayedCalls;
 import io.github.wheeltimer.durable.DurableCalls;
 import org.slf4j.LoggerFactory;
@@ -289,7 +290,7 @@ public final class ClusterInstance {
 
 		@Override
 		public String counts() {
-			DurableCalls.Counts c = this.calls.counts();
+			CallCounts c = this.calls.counts();
 			return ClusterInstance.counts((CountingDataSource) this.context.getBean(DataSource.class),
 					String.format(Locale.ROOT, " %d %d %d %d %d %d %d %d", c.scheduled(), c.claimed(), c.started(),
 							c.ran(), c.failed(), c.fenced(), c.takenOver(), c.handedBack()));

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.util.Locale;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -15,8 +14,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.JdbcUtils;
-import org.springframework.jdbc.support.MetaDataAccessException;
 import org.springframework.transaction.TransactionDefinition;
 
 /**
@@ -27,9 +24,10 @@ import org.springframework.transaction.TransactionDefinition;
  * The defaults are PostgreSQL's, which H2 and MySQL share for most of them. A database is added
  * with a subclass that overrides what differs, a folder of migration scripts
  * {@code io/github/wheeltimer/durable/schema/<platform>/} with one script per step of the tables'
- * version, and a subclass of the contract tests; {@link #of(DataSource)} picks it from Spring Boot's {@link DatabaseDriver}, the property
- * {@code wheel-timer.durable.jdbc.platform} names it, and a {@code DurableDialect} bean replaces
- * it. Stateless and thread-safe.
+ * version, and a subclass of the contract tests. {@link DurableDialects#of(DataSource)} picks it
+ * from Spring Boot's {@link DatabaseDriver}, the property {@code wheel-timer.durable.jdbc.platform}
+ * names it ({@link DurableDialects#forPlatform}), and a {@code DurableDialect} bean replaces it.
+ * Stateless and thread-safe.
  */
 public abstract class DurableDialect {
 
@@ -270,51 +268,6 @@ public abstract class DurableDialect {
 	@Override
 	public String toString() {
 		return platform();
-	}
-
-	/**
-	 * Finds the dialect of a database from what its driver says it is, through Spring Boot's
-	 * {@link DatabaseDriver}.
-	 * @param dataSource the database
-	 * @return the dialect
-	 * @throws IllegalStateException if the database cannot be reached, or is not supported (its
-	 * product, or its version)
-	 */
-	public static DurableDialect of(DataSource dataSource) {
-		String[] product;
-		try {
-			product = JdbcUtils.extractDatabaseMetaData(dataSource,
-					(metaData) -> new String[] { metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion() });
-		}
-		catch (MetaDataAccessException ex) {
-			throw new IllegalStateException("Durable delayed calls cannot reach their database to find out what it"
-					+ " is: " + ex.getMessage(), ex);
-		}
-		DatabaseDriver driver = DatabaseDriver.fromProductName(product[0]);
-		DurableDialect dialect = forPlatform(driver.getId());
-		if (dialect == null) {
-			throw new IllegalStateException("Durable delayed calls support PostgreSQL, MySQL, MariaDB and H2; the"
-					+ " DataSource is " + product[0] + ". Use one of those, or make the delayed methods in-memory"
-					+ " (durable = false)");
-		}
-		dialect.requireVersion(product[0], product[1]);
-		return dialect;
-	}
-
-	/**
-	 * Returns the dialect of a platform named as Spring Boot's {@link DatabaseDriver} names it.
-	 * @param platform {@code postgresql}, {@code mysql}, {@code mariadb} or {@code h2}, in any case
-	 * @return the dialect, or {@code null} if durable calls do not support it
-	 */
-	public static @Nullable DurableDialect forPlatform(@Nullable String platform) {
-		String id = (platform != null) ? platform.trim().toLowerCase(Locale.ROOT) : "";
-		return switch (id) {
-			case "postgresql" -> new PostgresDialect();
-			case "mysql" -> new MySqlDialect();
-			case "mariadb" -> MySqlDialect.mariaDb();
-			case "h2" -> new H2Dialect();
-			default -> null;
-		};
 	}
 
 }

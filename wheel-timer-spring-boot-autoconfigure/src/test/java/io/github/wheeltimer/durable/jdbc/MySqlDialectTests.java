@@ -66,10 +66,10 @@ class MySqlDialectTests {
 
 	@Test
 	void isFoundUnderBothNamesAndSharesOneScript() {
-		assertThat(DurableDialect.forPlatform("MySQL")).isInstanceOf(MySqlDialect.class)
+		assertThat(DurableDialects.forPlatform("MySQL")).isInstanceOf(MySqlDialect.class)
 			.extracting(DurableDialect::platform)
 			.isEqualTo("mysql");
-		assertThat(DurableDialect.forPlatform("mariadb")).isInstanceOf(MySqlDialect.class)
+		assertThat(DurableDialects.forPlatform("mariadb")).isInstanceOf(MySqlDialect.class)
 			.extracting(DurableDialect::platform)
 			.isEqualTo("mariadb");
 		assertThat(MySqlDialect.mariaDb().schemaFolder()).isEqualTo(this.dialect.schemaFolder())
