@@ -21,6 +21,7 @@ import io.github.wheeltimer.annotation.DelayedCallOutcome;
 import io.github.wheeltimer.annotation.DelayedRetry;
 import io.github.wheeltimer.durable.DatabaseProblems.Source;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -77,8 +78,10 @@ final class CallRunner implements GateEntry {
 		LOST,
 
 		/**
-		 * The database failed the statement that ends the call in its own transaction (a deadlock,
-		 * a lost connection): both rolled back, and the row goes back to run again.
+		 * The database failed in a way that may pass, where nothing of the method can have stayed:
+		 * before the method started (its transaction could not begin), or in the end of the
+		 * transaction that also ends the call (the statement that deletes the row, the commit).
+		 * The row goes back to run again; not an attempt.
 		 */
 		UNFINISHED
 
@@ -215,9 +218,10 @@ final class CallRunner implements GateEntry {
 				call.traceParent());
 		try {
 			Object value;
+			LastStep last = new LastStep(call);
 			current.set(call);
 			try {
-				value = this.methods.invoker(call.durableMethod()).invoke(call.method().method(), values, lastStep(call));
+				value = this.methods.invoker(call.durableMethod()).invoke(call.method().method(), values, last);
 			}
 			catch (LeaseLostException lost) {
 				run.stop(lost);
@@ -230,6 +234,14 @@ final class CallRunner implements GateEntry {
 				return;
 			}
 			catch (Throwable ex) {
+				String notTheMethod = last.beforeOrAroundTheMethod(ex);
+				if (notTheMethod != null) {
+					// Not an attempt: the database's moment, which left nothing of the method.
+					run.stop(ex);
+					end(call, Outcome.UNFINISHED, call.description() + " is handed back to run again: " + notTheMethod
+							+ ", the database failed (" + ex + ")", ex);
+					return;
+				}
 				ended(call, null, ex, values, started, run);
 				return;
 			}
@@ -403,32 +415,63 @@ final class CallRunner implements GateEntry {
 	/**
 	 * The last step before the method, inside any transaction its advice began: a method that
 	 * runs in a transaction on the durable calls' database deletes its row there, so that its
-	 * effects and the end of the call commit, or roll back, together.
+	 * effects and the end of the call commit, or roll back, together. One per run, confined to the
+	 * executor's thread; what it saw tells a failure of the method from one around it.
 	 */
-	private MethodInterceptor lastStep(DurableCall call) {
-		return (invocation) -> {
-			if (call.method().returnsFuture() || !this.calls.inTransaction()
+	private final class LastStep implements MethodInterceptor {
+
+		private final DurableCall call;
+
+		/** The advice before it let the method start. */
+		private boolean entered;
+
+		/** The row was deleted in the method's transaction, whose end now decides the call's. */
+		private boolean finishedInItsTransaction;
+
+		LastStep(DurableCall call) {
+			this.call = call;
+		}
+
+		@Override
+		public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+			this.entered = true;
+			if (this.call.method().returnsFuture() || !CallRunner.this.calls.inTransaction()
 					|| TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
 				return invocation.proceed();
 			}
 			Object value = invocation.proceed();
 			boolean finished;
 			try {
-				finished = this.calls.finish(call.id(), this.instance, call.attempt());
+				finished = CallRunner.this.calls.finish(this.call.id(), CallRunner.this.instance, this.call.attempt());
 			}
 			catch (RuntimeException ex) {
 				// Refused for its data, the statement would be refused again: the call fails, seen.
 				if (!DatabaseFailure.of(ex).retryLater()) {
 					throw ex;
 				}
-				throw new FinishRefusedException(call.description(), ex);
+				throw new FinishRefusedException(this.call.description(), ex);
 			}
 			if (!finished) {
-				throw new LeaseLostException(call.description());
+				throw new LeaseLostException(this.call.description());
 			}
-			Transactions.afterCommit(call::finishedInTransaction);
+			this.finishedInItsTransaction = true;
+			Transactions.afterCommit(this.call::finishedInTransaction);
 			return value;
-		};
+		}
+
+		/**
+		 * Says why a failure of the database that may pass left nothing of the method: it came
+		 * before the method started (its transaction could not begin, say), or from the end of the
+		 * transaction that also ends the call, which keeps both or neither.
+		 * @return why, or {@code null} if the failure may have come from the method
+		 */
+		@Nullable String beforeOrAroundTheMethod(Throwable failure) {
+			if ((this.entered && !this.finishedInItsTransaction) || !DatabaseFailure.of(failure).retryLater()) {
+				return null;
+			}
+			return this.entered ? "the end of its method's transaction failed" : "its method did not start";
+		}
+
 	}
 
 	/**

@@ -582,6 +582,36 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aTransactionalCallWhoseTransactionCannotBeginIsHandedBackAndRunsOnceTheDatabaseAnswers() {
+		assertRunsOnceAfterItsFirstTransactionFailed(TransactionFailsOnce.AtBegin.class);
+	}
+
+	@Test
+	void aTransactionalCallWhoseCommitTheDatabaseFailsRollsBackAndRunsAgainRatherThanFails() {
+		assertRunsOnceAfterItsFirstTransactionFailed(TransactionFailsOnce.AtCommit.class);
+	}
+
+	/**
+	 * The first transaction of a call's method fails where the database's moment leaves nothing of
+	 * the method: the call goes back, not counted as an attempt, and runs once, whole.
+	 */
+	private void assertRunsOnceAfterItsFirstTransactionFailed(Class<? extends TransactionFailsOnce> failure) {
+		ConfigurableApplicationContext app = start(new Class<?>[] { failure }, newDatabase());
+		DurableCalls calls = app.getBean(DurableCalls.class);
+		app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().ran() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		assertThat(runs(app)).singleElement().satisfies((run) -> {
+			assertThat(run.get("call_id")).isEqualTo("o-1");
+			assertThat(run.get("attempt")).as("the failed transaction was not an attempt").isEqualTo(1);
+		});
+		CallCounts counts = calls.counts();
+		assertThat(counts.started()).isEqualTo(2);
+		assertThat(counts.handedBack()).isOne();
+		assertThat(counts.failed()).isZero();
+	}
+
+	@Test
 	void aKeyThatIsNullFailsInTheCallersThread() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		assertThatIllegalArgumentException().isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid(null, null))

@@ -1,0 +1,110 @@
+package io.github.wheeltimer.durable;
+
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.TransactionSystemException;
+
+/**
+ * Beans of a test's {@link DurableApp} that make the database fail the first transaction of
+ * {@code Orders.cancelIfUnpaid} as a database that went away does: at its begin (no connection),
+ * or at its commit (the connection broke: the transaction is rolled back, and the commit throws).
+ * They wrap the application's transaction manager; every other transaction, and the method's
+ * next ones, run on the real database.
+ */
+abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
+
+	private static final String METHOD = "DurableApp$Orders.cancelIfUnpaid";
+
+	private final AtomicBoolean failed = new AtomicBoolean();
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (!(bean instanceof PlatformTransactionManager transactions)) {
+			return bean;
+		}
+		return new PlatformTransactionManager() {
+
+			@Override
+			public TransactionStatus getTransaction(@Nullable TransactionDefinition definition) {
+				return begin(transactions, definition);
+			}
+
+			@Override
+			public void commit(TransactionStatus status) {
+				end(transactions, status);
+			}
+
+			@Override
+			public void rollback(TransactionStatus status) {
+				transactions.rollback(status);
+			}
+
+		};
+	}
+
+	TransactionStatus begin(PlatformTransactionManager transactions, @Nullable TransactionDefinition definition) {
+		return transactions.getTransaction(definition);
+	}
+
+	void end(PlatformTransactionManager transactions, TransactionStatus status) {
+		transactions.commit(status);
+	}
+
+	/** Whether this is the method's first transaction, once: the one that fails. */
+	boolean firstOfTheMethod(@Nullable String name) {
+		return name != null && name.endsWith(METHOD) && this.failed.compareAndSet(false, true);
+	}
+
+	/** The transaction cannot begin: the pool has no connection to give. */
+	static final class AtBegin extends TransactionFailsOnce {
+
+		@Override
+		TransactionStatus begin(PlatformTransactionManager transactions, @Nullable TransactionDefinition definition) {
+			if (definition != null && firstOfTheMethod(definition.getName())) {
+				throw new CannotCreateTransactionException("Could not open JDBC Connection for transaction (test)",
+						new SQLTransientConnectionException("Connection is not available, request timed out (test)"));
+			}
+			return super.begin(transactions, definition);
+		}
+
+	}
+
+	/** The commit fails as a broken connection's does: what the transaction did is rolled back. */
+	static final class AtCommit extends TransactionFailsOnce {
+
+		private volatile @Nullable TransactionStatus failing;
+
+		@Override
+		TransactionStatus begin(PlatformTransactionManager transactions, @Nullable TransactionDefinition definition) {
+			TransactionStatus status = super.begin(transactions, definition);
+			if (definition != null && firstOfTheMethod(definition.getName())) {
+				this.failing = status;
+			}
+			return status;
+		}
+
+		@Override
+		void end(PlatformTransactionManager transactions, TransactionStatus status) throws TransactionException {
+			if (status != this.failing) {
+				super.end(transactions, status);
+				return;
+			}
+			transactions.rollback(status);
+			throw new TransactionSystemException("Could not commit JDBC transaction (test)",
+					new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
+							"08006"));
+		}
+
+	}
+
+}
