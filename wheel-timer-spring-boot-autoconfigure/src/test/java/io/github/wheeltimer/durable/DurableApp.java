@@ -9,7 +9,6 @@ import io.github.wheeltimer.annotation.DelayedExecution;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -24,7 +23,7 @@ import org.springframework.transaction.interceptor.TransactionAspectSupport;
  * is written in the method's own transaction: a duplicate run would break the primary key.
  */
 @SpringBootConfiguration
-@EnableAutoConfiguration
+@DurableAutoConfiguration
 public class DurableApp {
 
 	/** Starts an instance on {@code url} with the test settings, plus {@code extra} properties. */

@@ -925,7 +925,8 @@ abstract class DurableCallsContractTests {
 	 */
 	@Test
 	void aDurableMethodThatFailsAtEachRunIsCountedFailedEachTimeByItsTimerItsMetersAndItsMethod() {
-		ConfigurableApplicationContext app = start(newDatabase(), "management.endpoints.web.exposure.include=wheeltimer");
+		ConfigurableApplicationContext app = start(new Class<?>[] { WithActuator.class }, newDatabase(),
+				"management.endpoints.web.exposure.include=wheeltimer");
 		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
 		DurableCalls durable = app.getBean(DurableCalls.class);
 		app.getBean(Orders.class).explode("o-1");

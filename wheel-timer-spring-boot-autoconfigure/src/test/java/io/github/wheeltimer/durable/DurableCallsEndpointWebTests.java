@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
  * An operator's view of durable calls over HTTP: the instances sharing the database with the
  * methods each knows, and failed calls re-queued once the cause is fixed.
  */
-@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:durable-web;DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
 				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",

@@ -35,6 +35,9 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class DurableCallsOperatorsTests {
 
+	/** What operators read: the endpoint, health and meters. */
+	private static final Class<?>[] ACTUATOR = { WithActuator.class };
+
 	private ConfigurableApplicationContext app;
 
 	@AfterEach
@@ -46,7 +49,7 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void theEndpointShowsCallsByStateInstancesFailuresAndUnknownMethods() {
-		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"management.endpoints.web.exposure.include=*", "wheel-timer.durable.instance-name=shop-1");
 		Orders orders = this.app.getBean(Orders.class);
 		orders.explode("o-1");
@@ -78,7 +81,7 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void callsOfAMethodOnlyAnotherLiveInstanceKnowsAreNotReportedAsWaitingForOne() {
-		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"management.endpoints.web.exposure.include=*");
 		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
 		DurableCallsContractTests.insertRow(jdbc, "New.method", "[]", "PENDING", null, 0);
@@ -100,7 +103,7 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void anOutageIsOneWarningWithoutAStackTraceHoweverThePollFails(CapturedOutput output) {
-		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		DurableCalls durable = this.app.getBean(DurableCalls.class);
 		this.app.getBean(HikariDataSource.class).close();
 		// Several polls (every 200 ms) and heartbeats fail: the claim's own transaction cannot begin.
@@ -114,7 +117,7 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void aDroppedTableIsSaidOnceAsMissingAndHealthStaysDownUntilItIsBack(CapturedOutput output) {
-		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"management.endpoints.web.exposure.include=*");
 		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
 		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
@@ -135,7 +138,7 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void healthIsDownWhileTheDatabaseCannotBeReached() {
-		this.app = DurableApp.start("jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"management.endpoints.web.exposure.include=*");
 		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
 		assertThat(health.health().getStatus()).isEqualTo(Status.UP);

@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * failed call's error and arguments and run it again; clear the calls of a method that is gone.
  * Each subclass runs them on one database.
  */
-@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
 				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",
 				"wheel-timer.durable.jdbc.initialize-schema=always",

@@ -21,7 +21,7 @@ import static org.awaitility.Awaitility.await;
  * Failed durable calls over HTTP with the endpoint's default, read-only access: they can be read,
  * and a re-queue is refused as the stop is, with a 405.
  */
-@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:durable-read-only;DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
 				"wheel-timer.durable.lease=1s", "management.endpoints.web.exposure.include=wheeltimer" })

@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
  * Failed durable calls over HTTP keep their keys: an operator sees them, and a re-queue gives each
  * its key back, or says which a newer call has taken.
  */
-@SpringBootTest(classes = DurableApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:durable-failed-web;DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
 				"wheel-timer.durable.lease=1s", "management.endpoints.web.exposure.include=wheeltimer",
