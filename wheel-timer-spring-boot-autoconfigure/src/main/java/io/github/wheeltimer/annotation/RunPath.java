@@ -1,20 +1,15 @@
 package io.github.wheeltimer.annotation;
 
+import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
-import java.util.ArrayList;
-import java.util.List;
+import java.lang.reflect.Proxy;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Advisor;
-import org.springframework.aop.TargetSource;
 import org.springframework.aop.framework.Advised;
-import org.springframework.aop.framework.AopContext;
 import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.framework.ReflectiveMethodInvocation;
-import org.springframework.aop.support.AopUtils;
-import org.springframework.util.ReflectionUtils;
 
 /**
  * How a delayed call's run reaches its method: through the bean's advice ({@code @Transactional},
@@ -25,29 +20,34 @@ import org.springframework.util.ReflectionUtils;
  * proxy. Durable calls run through it; in-memory calls of a {@code @Retryable} method too, each
  * attempt anew.
  * <p>
- * Immutable and shared by every run of the bean's delayed methods, on any executor thread; the
- * advice chain of each method is cached by Spring's {@code AdvisedSupport}.
+ * The path is a proxy of Spring's own over that advice, a JDK proxy whose handler each run calls
+ * with the bean's public proxy: Spring then does for the run what the bean's proxy does for a call,
+ * exposing the public proxy as {@code AopContext.currentProxy()} when the bean's proxy exposes
+ * itself (so that a call through it is delayed as any other), getting and releasing the target,
+ * and answering {@code return this} with the proxy. Immutable and shared by every run of the bean's
+ * delayed methods, on any executor thread; the advice chain of each method is cached by Spring's
+ * {@code AdvisedSupport}.
  */
 public final class RunPath {
 
+	/** The run's last step, for the run on this thread: the path's innermost advice hands over to it. */
+	private static final ThreadLocal<MethodInterceptor> lastStep = new ThreadLocal<>();
+
+	/** The innermost advice of every path. */
+	private static final MethodInterceptor LAST_STEP = (invocation) -> {
+		MethodInterceptor last = lastStep.get();
+		return (last != null) ? last.invoke(invocation) : invocation.proceed();
+	};
+
+	/** The bean as the application sees it. */
 	private final Object proxy;
 
-	private final ProxyFactory advice;
+	/** The handler of Spring's proxy over the path's advice. */
+	private final InvocationHandler advice;
 
-	private final TargetSource targetSource;
-
-	private final Class<?> targetClass;
-
-	/** Whether the bean's proxy exposes itself to the method ({@code AopContext.currentProxy()}). */
-	private final boolean exposeProxy;
-
-	private RunPath(Object proxy, ProxyFactory advice, TargetSource targetSource, Class<?> targetClass,
-			boolean exposeProxy) {
+	private RunPath(Object proxy, InvocationHandler advice) {
 		this.proxy = proxy;
 		this.advice = advice;
-		this.targetSource = targetSource;
-		this.targetClass = targetClass;
-		this.exposeProxy = exposeProxy;
 	}
 
 	/**
@@ -62,16 +62,18 @@ public final class RunPath {
 			throw new IllegalStateException("Bean '" + beanName + "' has durable delayed methods but is not a proxy:"
 					+ " its calls cannot be run");
 		}
-		ProxyFactory advice = new ProxyFactory();
-		advice.setTargetSource(advised.getTargetSource());
+		ProxyFactory path = new ProxyFactory();
+		path.setTargetSource(advised.getTargetSource());
 		for (Advisor advisor : advised.getAdvisors()) {
 			if (!DelayedExecutionBeanPostProcessor.isDelaying(advisor) && !DelayedRetry.isSpringRetry(advisor)) {
-				advice.addAdvisor(advisor);
+				path.addAdvisor(advisor);
 			}
 		}
-		Class<?> targetClass = advised.getTargetClass();
-		return new RunPath(bean, advice, advised.getTargetSource(),
-				(targetClass != null) ? targetClass : AopUtils.getTargetClass(bean), advised.isExposeProxy());
+		path.addAdvice(LAST_STEP);
+		path.setExposeProxy(advised.isExposeProxy());
+		// An interface of its own makes Spring's proxy a JDK one, whose handler takes the proxy to expose.
+		path.setInterfaces(Path.class);
+		return new RunPath(bean, Proxy.getInvocationHandler(path.getProxy(RunPath.class.getClassLoader())));
 	}
 
 	/**
@@ -84,65 +86,27 @@ public final class RunPath {
 	 */
 	public @Nullable Object invoke(Method method, @Nullable Object[] arguments, @Nullable MethodInterceptor innermost)
 			throws Throwable {
-		Object target = this.targetSource.getTarget();
-		// As a proxy does: the class of the target this call gets, for a target source that is not static.
-		Class<?> targetClass = (target != null) ? target.getClass() : this.targetClass;
-		List<Object> advice = this.advice.getInterceptorsAndDynamicInterceptionAdvice(method, targetClass);
-		List<Object> chain = new ArrayList<>(advice.size() + 1);
-		chain.addAll(advice);
-		if (innermost != null) {
-			chain.add(innermost);
-		}
-		Object exposed = this.exposeProxy ? ExposedProxy.set(this.proxy) : null;
+		// A delayed method may run another's call inline (a test's virtual time does): each its own step.
+		MethodInterceptor outer = lastStep.get();
+		lastStep.set(innermost);
 		try {
-			return new Invocation(this.proxy, target, method, arguments, targetClass, chain).proceed();
+			return this.advice.invoke(this.proxy, method, arguments);
 		}
 		finally {
-			if (this.exposeProxy) {
-				ExposedProxy.set(exposed);
+			if (outer != null) {
+				lastStep.set(outer);
 			}
-			if (target != null && !this.targetSource.isStatic()) {
-				this.targetSource.releaseTarget(target);
+			else {
+				lastStep.remove();
 			}
 		}
 	}
 
 	/**
-	 * {@code AopContext.currentProxy()} for the method, as the bean's proxy sets it when it exposes
-	 * itself: the public proxy, so that a call through it is delayed as any other. Spring keeps the
-	 * setter to its own proxies; it is reached here reflectively (with a runtime hint for native
-	 * images), only for beans that expose their proxy.
+	 * What the path's own proxy implements, so that Spring makes it a JDK proxy. Nothing calls
+	 * through that proxy: only its handler is kept.
 	 */
-	static final class ExposedProxy {
-
-		private static final Method SETTER;
-
-		static {
-			Method setter = ReflectionUtils.findMethod(AopContext.class, "setCurrentProxy", Object.class);
-			if (setter == null) {
-				throw new IllegalStateException("AopContext.setCurrentProxy(Object) is gone from Spring AOP");
-			}
-			ReflectionUtils.makeAccessible(setter);
-			SETTER = setter;
-		}
-
-		private ExposedProxy() {
-		}
-
-		/** @return the proxy exposed before */
-		static @Nullable Object set(@Nullable Object proxy) {
-			return ReflectionUtils.invokeMethod(SETTER, null, proxy);
-		}
-
-	}
-
-	/** Spring's own invocation of an advice chain; its constructor is for subclasses. */
-	private static final class Invocation extends ReflectiveMethodInvocation {
-
-		Invocation(Object proxy, @Nullable Object target, Method method, @Nullable Object[] arguments,
-				Class<?> targetClass, List<Object> chain) {
-			super(proxy, target, method, arguments, targetClass, chain);
-		}
+	interface Path {
 
 	}
 

@@ -2,16 +2,17 @@ package io.github.wheeltimer.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.framework.AopContext;
-import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aop.SpringProxy;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
-import org.springframework.util.ReflectionUtils;
+import org.springframework.aot.hint.TypeReference;
+import org.springframework.core.DecoratingProxy;
 
 /**
  * What durable calls read at run time that a native image must keep: the migration scripts in
- * the jar, which the initializer reads as class path resources, and Spring's setter of
- * {@code AopContext.currentProxy()}. (The methods and their parameter types
+ * the jar, which the initializer reads as class path resources, and the JDK proxy through whose
+ * handler a run reaches its method ({@code RunPath}). (The methods and their parameter types
  * come from {@code DelayedExecutionAotProcessor}, which sees the application's beans.)
  */
 final class DurableCallsRuntimeHints implements RuntimeHintsRegistrar {
@@ -19,9 +20,11 @@ final class DurableCallsRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern("io/github/wheeltimer/durable/schema/*/*.sql");
-		// For durable methods of beans whose proxy exposes itself: see RunPath.
-		hints.reflection().registerMethod(ReflectionUtils.findMethod(AopContext.class, "setCurrentProxy", Object.class),
-				ExecutableMode.INVOKE);
+		// The interfaces of the JDK proxy Spring makes for a RunPath, in the order it gives them.
+		hints.proxies()
+			.registerJdkProxy(TypeReference.of("io.github.wheeltimer.annotation.RunPath$Path"),
+					TypeReference.of(SpringProxy.class), TypeReference.of(Advised.class),
+					TypeReference.of(DecoratingProxy.class));
 	}
 
 }

@@ -13,6 +13,7 @@ import io.github.wheeltimer.durable.jdbc.MySqlDialect;
 import io.github.wheeltimer.durable.jdbc.PostgresDialect;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 
@@ -20,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a native image keeps for the starter's own resources and answers: the schema scripts the
- * initializer reads, and every descriptor Jackson writes for the endpoint, down to the types they
- * hold.
+ * initializer reads, the proxy through which a run reaches its method, and every descriptor Jackson
+ * writes for the endpoint, down to the types they hold.
  */
 class WheelTimerRuntimeHintsTests {
 
@@ -34,6 +35,15 @@ class WheelTimerRuntimeHintsTests {
 				assertThat(RuntimeHintsPredicates.resource().forResource(script)).as(script).accepts(hints);
 			}
 		}
+	}
+
+	@Test
+	void theProxyThroughWhichARunReachesItsMethodIsKeptWithTheInterfacesSpringGivesIt() throws ClassNotFoundException {
+		RuntimeHints hints = new RuntimeHints();
+		new DurableCallsRuntimeHints().registerHints(hints, getClass().getClassLoader());
+		Class<?> path = Class.forName("io.github.wheeltimer.annotation.RunPath$Path");
+		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(AopProxyUtils.completeJdkProxyInterfaces(path)))
+			.accepts(hints);
 	}
 
 	@Test
