@@ -225,7 +225,7 @@ public record WheelTimersDescriptor(String access, Map<String, WheelTimerDescrip
 			return (timeout.task() instanceof DelayedTask call)
 					? new NextTimeoutDescriptor(call.method().description(), null, remainingDelay, call.key(), call.id(),
 							(call.attempt() > 1) ? call.attempt() : null)
-					: new NextTimeoutDescriptor(null, DelayedMethod.describe(timeout), remainingDelay, null, null, null);
+					: new NextTimeoutDescriptor(null, DelayedTask.describe(timeout), remainingDelay, null, null, null);
 		}
 
 	}

@@ -5,7 +5,6 @@ import java.lang.reflect.Modifier;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.AopConfigException;
 import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -59,16 +58,6 @@ public class DelayedExecutionBeanPostProcessor extends AbstractBeanFactoryAwareA
 					+ " the class open, or annotate it with a Spring stereotype such as @Service so that the"
 					+ " kotlin-spring plugin opens it", ex);
 		}
-	}
-
-	/**
-	 * Returns whether an advisor on a proxy is the one that delays calls: what an invocation path
-	 * that runs a delayed call's method, later, leaves out.
-	 * @param advisor an advisor of a proxy
-	 * @return {@code true} for the delaying advisor
-	 */
-	public static boolean isDelaying(Advisor advisor) {
-		return advisor.getAdvice() instanceof DelayedExecutionInterceptor;
 	}
 
 	private static @Nullable Method firstDelayedMethod(Class<?> type) {

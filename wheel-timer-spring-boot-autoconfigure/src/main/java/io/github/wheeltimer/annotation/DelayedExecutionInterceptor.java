@@ -19,7 +19,7 @@ import org.springframework.beans.factory.ObjectProvider;
  * Threads: any caller's thread. The registry is looked up once; a racing first lookup only
  * repeats it, and the reference is published through a volatile write.
  */
-final class DelayedExecutionInterceptor implements MethodInterceptor {
+final class DelayedExecutionInterceptor implements MethodInterceptor, DelayingAdvice {
 
 	private final ObjectProvider<DelayedMethodRegistry> registryProvider;
 

@@ -2,16 +2,12 @@ package io.github.wheeltimer.annotation;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.stream.Collectors;
 
 import io.github.wheeltimer.HandOff;
-import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.Timer;
-import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -68,8 +64,8 @@ public final class DelayedMethod {
 	/** Calls handed to the executor and not finished yet. */
 	private final AtomicInteger inFlight = new AtomicInteger();
 
-	/** Keeps the calls until they fall due: in memory, or in the database. */
-	private final DelayedCallScheduler scheduler;
+	/** Whether its calls are kept in the database rather than in memory. */
+	private final boolean durable;
 
 	/** Its {@code @Retryable}, which the wheel honours; {@code null} without one. */
 	private final @Nullable DelayedRetry retry;
@@ -85,9 +81,9 @@ public final class DelayedMethod {
 
 	DelayedMethod(Method method, Duration delay, String timerBeanName, Timer timer, boolean returnsFuture,
 			Executor executor, @Nullable DelayedExecutionExceptionHandler exceptionHandler,
-			DelayedCallObserver observer, DelayedCallScheduler scheduler, @Nullable DelayedRetry retry) {
+			DelayedCallObserver observer, boolean durable, @Nullable DelayedRetry retry) {
 		this.method = method;
-		this.description = describe(method);
+		this.description = MethodNames.describe(method);
 		this.delay = delay;
 		this.delayNanos = saturatedNanos(delay);
 		this.timerBeanName = timerBeanName;
@@ -96,30 +92,8 @@ public final class DelayedMethod {
 		this.executor = executor;
 		this.exceptionHandler = exceptionHandler;
 		this.observer = observer;
-		this.scheduler = scheduler;
+		this.durable = durable;
 		this.retry = retry;
-	}
-
-	/**
-	 * Returns the {@link DelayedExecution} method whose call a timeout holds, such as one listed
-	 * by {@link io.github.wheeltimer.HashedWheelTimer#nextTimeouts(int, java.time.Duration)} or returned by a stop.
-	 * @param timeout a timeout of any timer
-	 * @return the method, or {@code null} if the timeout runs a plain
-	 * {@link io.github.wheeltimer.TimerTask}
-	 */
-	public static @Nullable DelayedMethod of(Timeout timeout) {
-		return (timeout.task() instanceof DelayedTask call) ? call.method() : null;
-	}
-
-	/**
-	 * Describes what a timeout runs: the {@link #description()} of its delayed method, or the
-	 * class name of a plain {@link io.github.wheeltimer.TimerTask}.
-	 * @param timeout a timeout of any timer
-	 * @return the description
-	 */
-	public static String describe(Timeout timeout) {
-		DelayedMethod method = of(timeout);
-		return (method != null) ? method.description() : timeout.task().getClass().getName();
 	}
 
 	/**
@@ -233,7 +207,7 @@ public final class DelayedMethod {
 	 * @return {@code true} for durable calls
 	 */
 	public boolean isDurable() {
-		return this.scheduler.durable();
+		return this.durable;
 	}
 
 	/**
@@ -337,11 +311,9 @@ public final class DelayedMethod {
 		}
 	}
 
-	/** Hands a call to its scheduler, on the caller's thread, and counts it once accepted. */
-	@Nullable Object schedule(MethodInvocation invocation) {
-		Object result = this.scheduler.schedule(this, invocation);
+	/** Its scheduler accepted a call, on the caller's thread. */
+	void accepted() {
 		this.calls.increment();
-		return result;
 	}
 
 	/**
@@ -387,13 +359,6 @@ public final class DelayedMethod {
 	@Override
 	public String toString() {
 		return this.description + " after " + this.delay + " on timer '" + this.timerBeanName + "'";
-	}
-
-	static String describe(Method method) {
-		return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName()
-				+ Arrays.stream(method.getParameterTypes())
-					.map(ClassUtils::getShortName)
-					.collect(Collectors.joining(", ", "(", ")"));
 	}
 
 	private static long saturatedNanos(Duration delay) {

@@ -53,13 +53,13 @@ public final class DelayedMethodRegistry
 	private @Nullable ApplicationEventPublisher events;
 
 	/** One resolved method per annotated method. */
-	private final ConcurrentMap<Method, DelayedMethod> methods = new ConcurrentHashMap<>();
+	private final ConcurrentMap<Method, ResolvedMethod> methods = new ConcurrentHashMap<>();
 
 	/** The bean that runs each durable method's calls, by method. */
 	private final ConcurrentMap<Method, String> durableBeans = new ConcurrentHashMap<>();
 
 	/** The call path's cache: the method a proxy sees, and the target class, to the resolved method. */
-	private final ConcurrentMap<MethodClassKey, DelayedMethod> methodsByCall = new ConcurrentHashMap<>();
+	private final ConcurrentMap<MethodClassKey, ResolvedMethod> methodsByCall = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a registry.
@@ -131,7 +131,7 @@ public final class DelayedMethodRegistry
 		}
 		Object bean = beanFactory.getSingleton(beanName);
 		boolean intercepted = bean instanceof Advised advised && Arrays.stream(advised.getAdvisors())
-			.anyMatch(DelayedExecutionBeanPostProcessor::isDelaying);
+			.anyMatch(DelayingAdvice::isDelaying);
 		if (!intercepted) {
 			throw new InvalidDelayedExecutionException(delayed, "its bean '" + beanName + "' was created before"
 					+ " the post-processor that delays its calls, so they would run at once. Is it a dependency of a"
@@ -145,7 +145,8 @@ public final class DelayedMethodRegistry
 	 * @return the methods
 	 */
 	public List<DelayedMethod> methods() {
-		List<DelayedMethod> methods = new ArrayList<>(this.methods.values());
+		List<DelayedMethod> methods = new ArrayList<>(this.methods.size());
+		this.methods.values().forEach((resolved) -> methods.add(resolved.method()));
 		methods.sort(Comparator.comparing(DelayedMethod::description));
 		return methods;
 	}
@@ -160,9 +161,9 @@ public final class DelayedMethodRegistry
 	}
 
 	/** Finds the resolved method for a call; resolves it now if startup did not see it. */
-	DelayedMethod lookup(Method method, Class<?> targetClass) {
+	ResolvedMethod lookup(Method method, Class<?> targetClass) {
 		MethodClassKey key = new MethodClassKey(method, targetClass);
-		DelayedMethod found = this.methodsByCall.get(key);
+		ResolvedMethod found = this.methodsByCall.get(key);
 		if (found == null) {
 			found = register(AopUtils.getMostSpecificMethod(method, targetClass), null);
 			this.methodsByCall.putIfAbsent(key, found);
@@ -192,7 +193,7 @@ public final class DelayedMethodRegistry
 		Method first = null;
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
 			if (method.isAnnotationPresent(DelayedExecution.class)) {
-				DelayedMethod registered = register(method, beanName);
+				ResolvedMethod registered = register(method, beanName);
 				this.methodsByCall.putIfAbsent(new MethodClassKey(method, type), registered);
 				first = (first != null) ? first : method;
 			}
@@ -200,22 +201,22 @@ public final class DelayedMethodRegistry
 				throw new InvalidDelayedExecutionException(method, "the annotation is on a declaration that this"
 						+ " method overrides (in an interface or a superclass); proxies only see annotations on the"
 						+ " implementing method, so calls would run at once. Annotate "
-						+ DelayedMethod.describe(method) + " itself");
+						+ MethodNames.describe(method) + " itself");
 			}
 		}
 		return first;
 	}
 
 	/** Resolves each method once; two threads racing on a method's first call keep the first answer. */
-	private DelayedMethod register(Method method, @Nullable String beanName) {
-		DelayedMethod registered = this.methods.get(method);
+	private ResolvedMethod register(Method method, @Nullable String beanName) {
+		ResolvedMethod registered = this.methods.get(method);
 		if (registered == null) {
 			registered = resolver().resolve(method, beanName);
-			DelayedMethod raced = this.methods.putIfAbsent(method, registered);
+			ResolvedMethod raced = this.methods.putIfAbsent(method, registered);
 			if (raced != null) {
 				registered = raced;
 			}
-			else if (registered.isDurable() && beanName != null) {
+			else if (registered.method().isDurable() && beanName != null) {
 				this.durableBeans.put(method, beanName);
 			}
 		}

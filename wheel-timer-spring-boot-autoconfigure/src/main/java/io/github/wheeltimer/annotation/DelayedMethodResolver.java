@@ -83,7 +83,7 @@ final class DelayedMethodResolver {
 	 * @param beanName the singleton that declares the method, as found at startup; {@code null}
 	 * for a method first seen on a call (a bean created later), which cannot be durable
 	 */
-	DelayedMethod resolve(Method method, @Nullable String beanName) {
+	ResolvedMethod resolve(Method method, @Nullable String beanName) {
 		DelayedExecution annotation = method.getAnnotation(DelayedExecution.class);
 		if (annotation == null) {
 			throw new InvalidDelayedExecutionException(method, "the annotation is not on this method itself;"
@@ -108,7 +108,7 @@ final class DelayedMethodResolver {
 		DurableScheduling durable = annotation.durable() ? durableScheduling(method, beanName) : null;
 		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
 				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain(),
-				(durable != null) ? durable : InMemoryScheduler.INSTANCE, retry(method, beanName));
+				durable != null, retry(method, beanName));
 		if (durable != null) {
 			try {
 				durable.register(delayed, annotation, beanName);
@@ -117,7 +117,7 @@ final class DelayedMethodResolver {
 				throw new InvalidDelayedExecutionException(method, ex.getMessage(), ex);
 			}
 		}
-		return delayed;
+		return new ResolvedMethod(delayed, (durable != null) ? durable : InMemoryScheduler.INSTANCE);
 	}
 
 	/** Its {@code @Retryable}, read from the method or the class of its bean. */
@@ -160,7 +160,7 @@ final class DelayedMethodResolver {
 		if (timer instanceof HashedWheelTimer wheel) {
 			Duration tick = wheel.snapshot().tickDuration();
 			if (delay.compareTo(tick) < 0) {
-				logger.warn("@DelayedExecution on " + DelayedMethod.describe(method) + " has a delay of " + delay
+				logger.warn("@DelayedExecution on " + MethodNames.describe(method) + " has a delay of " + delay
 						+ ", shorter than the tick of timer '" + timerBeanName + "' (" + tick
 						+ "): its calls will run up to a tick late. Give it a timer with a finer tick, or a longer delay.");
 			}

@@ -216,7 +216,7 @@ public final class DelayedRetry {
 	 */
 	public void ended(MethodInvocation invocation, Throwable failure, String stop) {
 		publish(new MethodRetryEvent(invocation, new RetryException("Retry policy for delayed method "
-				+ DelayedMethod.describe(this.method) + " ended, " + stop, failure), true));
+				+ MethodNames.describe(this.method) + " ended, " + stop, failure), true));
 	}
 
 	private void publish(MethodRetryEvent event) {

@@ -2,6 +2,7 @@ package io.github.wheeltimer.annotation;
 
 import java.util.UUID;
 
+import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.TimerTask;
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +12,27 @@ import org.jspecify.annotations.Nullable;
  * call's key and id, through it.
  */
 public interface DelayedTask extends TimerTask {
+
+	/**
+	 * Returns the {@link DelayedExecution} method whose call a timeout holds, such as one listed
+	 * by {@link io.github.wheeltimer.HashedWheelTimer#nextTimeouts(int, java.time.Duration)} or returned by a stop.
+	 * @param timeout a timeout of any timer
+	 * @return the method, or {@code null} if the timeout runs a plain {@link TimerTask}
+	 */
+	static @Nullable DelayedMethod methodOf(Timeout timeout) {
+		return (timeout.task() instanceof DelayedTask call) ? call.method() : null;
+	}
+
+	/**
+	 * Describes what a timeout runs: the {@link DelayedMethod#description()} of its delayed method,
+	 * or the class name of a plain {@link TimerTask}.
+	 * @param timeout a timeout of any timer
+	 * @return the description
+	 */
+	static String describe(Timeout timeout) {
+		DelayedMethod method = methodOf(timeout);
+		return (method != null) ? method.description() : timeout.task().getClass().getName();
+	}
 
 	/**
 	 * Returns the method this call runs.

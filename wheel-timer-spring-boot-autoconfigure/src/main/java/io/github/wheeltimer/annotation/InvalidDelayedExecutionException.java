@@ -29,7 +29,7 @@ public class InvalidDelayedExecutionException extends IllegalStateException {
 	 * @param cause the underlying failure, if any
 	 */
 	public InvalidDelayedExecutionException(Method method, String reason, Throwable cause) {
-		super("@DelayedExecution on " + DelayedMethod.describe(method) + " is invalid: " + reason, cause);
+		super("@DelayedExecution on " + MethodNames.describe(method) + " is invalid: " + reason, cause);
 		this.method = method;
 		this.reason = reason;
 	}

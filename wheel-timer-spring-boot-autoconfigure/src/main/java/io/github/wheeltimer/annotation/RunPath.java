@@ -65,7 +65,7 @@ public final class RunPath {
 		ProxyFactory path = new ProxyFactory();
 		path.setTargetSource(advised.getTargetSource());
 		for (Advisor advisor : advised.getAdvisors()) {
-			if (!DelayedExecutionBeanPostProcessor.isDelaying(advisor) && !DelayedRetry.isSpringRetry(advisor)) {
+			if (!DelayingAdvice.isDelaying(advisor) && !DelayedRetry.isSpringRetry(advisor)) {
 				path.addAdvisor(advisor);
 			}
 		}

@@ -183,7 +183,7 @@ final class SelfInvocations {
 		String message(Method method) {
 			boolean durable = method.getAnnotation(DelayedExecution.class).durable();
 			String type = this.beanType.getSimpleName();
-			return "@DelayedExecution on " + DelayedMethod.describe(method) + " is skipped when its bean calls it on"
+			return "@DelayedExecution on " + MethodNames.describe(method) + " is skipped when its bean calls it on"
 					+ " itself, as " + joined(new ArrayList<>(this.callers)) + ((this.callers.size() > 1) ? " do" : " does")
 					+ ": such a call does not go through the bean's proxy, so it runs at once, in the caller's thread,"
 					+ " not after the delay" + (durable ? ", and is not kept in the database" : "")

@@ -42,7 +42,7 @@ public record UnprocessedCalls(int total, int handedBack, Map<String, Integer> b
 		Map<String, Integer> counts = new HashMap<>();
 		int handedBack = 0;
 		for (Timeout timeout : unprocessed) {
-			counts.merge(DelayedMethod.describe(timeout), 1, Integer::sum);
+			counts.merge(DelayedTask.describe(timeout), 1, Integer::sum);
 			if (timeout.task() instanceof DelayedTask call && call.durable()) {
 				handedBack++;
 			}

@@ -24,31 +24,17 @@ public final class DelayedMethods {
 	}
 
 	/**
-	 * Builds a durable method, observed by nothing, whose failures go to the log.
-	 * @param method the annotated method
-	 * @param delay its delay
-	 * @param timer the timer that holds its calls
-	 * @param executor what runs its calls once due
-	 * @param scheduler the durable calls, which keep its calls
-	 * @return the method
-	 */
-	public static DelayedMethod durable(Method method, Duration delay, Timer timer, Executor executor,
-			DurableScheduling scheduler) {
-		return durable(method, delay, timer, executor, null, scheduler);
-	}
-
-	/**
 	 * Builds a durable method, observed by nothing.
 	 * @param exceptionHandler what the failures of its {@code void} calls go to, or {@code null} for
 	 * the log
 	 * @return the method
 	 */
 	public static DelayedMethod durable(Method method, Duration delay, Timer timer, Executor executor,
-			@Nullable DelayedExecutionExceptionHandler exceptionHandler, DurableScheduling scheduler) {
+			@Nullable DelayedExecutionExceptionHandler exceptionHandler) {
 		Class<?> returns = method.getReturnType();
 		boolean returnsFuture = Future.class.isAssignableFrom(returns) || CompletionStage.class.isAssignableFrom(returns);
 		return new DelayedMethod(method, delay, TIMER_BEAN_NAME, timer, returnsFuture, executor, exceptionHandler,
-				DelayedCallObserver.NONE, scheduler, null);
+				DelayedCallObserver.NONE, true, null);
 	}
 
 	/**
@@ -58,8 +44,9 @@ public final class DelayedMethods {
 	 * @param arguments the call's arguments
 	 * @return {@code null} for a {@code void} method, else the caller's future
 	 */
-	public static @Nullable Object call(DelayedMethod method, Object target, @Nullable Object... arguments) {
-		return method.schedule(new Call(method.method(), target, arguments));
+	public static @Nullable Object call(DelayedMethod method, DelayedCallScheduler scheduler, Object target,
+			@Nullable Object... arguments) {
+		return new ResolvedMethod(method, scheduler).schedule(new Call(method.method(), target, arguments));
 	}
 
 	/** The invocation the advice would hand over: a scheduler reads its arguments, never proceeds. */

@@ -79,7 +79,7 @@ class DelayedRetryTests {
 					&& warehouse.attempts().size() == 1);
 			Set<Timeout> unprocessed = timer.stop();
 			assertThat(unprocessed).singleElement()
-				.satisfies((timeout) -> assertThat(DelayedMethod.of(timeout).description())
+				.satisfies((timeout) -> assertThat(DelayedTask.methodOf(timeout).description())
 					.isEqualTo("DelayedRetryTests.Warehouse.ship(String, int)"))
 				.satisfies((timeout) -> assertThat(((DelayedTask) timeout.task()).attempt()).isEqualTo(2));
 			assertThat(shipped).isCancelled();

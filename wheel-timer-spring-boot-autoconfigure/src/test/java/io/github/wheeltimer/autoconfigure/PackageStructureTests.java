@@ -26,9 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The starter's classes as jdeps reads them (the JDK's own tool, run in this JVM): which classes
  * and packages reach each other. A knot, classes that all reach each other through their
- * references, has to be read whole; a pair is allowed. The knots left to untie are listed here:
- * one that grows, a new one, and one that shrank all fail, so that this list only ever gets
- * shorter.
+ * references, has to be read whole; a pair is allowed, nothing larger.
  */
 class PackageStructureTests {
 
@@ -36,15 +34,6 @@ class PackageStructureTests {
 
 	/** {@code   io.github.wheeltimer.a.B -> io.github.wheeltimer.c.D   classes} */
 	private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)\\s");
-
-	/** The knots of more than two classes still to untie, by their classes (nested ones folded in). */
-	private static final Set<Set<String>> KNOTS_TO_UNTIE = Set.of(
-			Set.of("annotation.DelayedCall", "annotation.DelayedCallObserver", "annotation.DelayedCallScheduler",
-					"annotation.DelayedExecutionBeanPostProcessor", "annotation.DelayedExecutionInterceptor",
-					"annotation.DelayedMethod", "annotation.DelayedMethodRegistry", "annotation.DelayedMethodResolver",
-					"annotation.DelayedResult", "annotation.DelayedRetry", "annotation.DelayedTask",
-					"annotation.InMemoryScheduler", "annotation.InvalidDelayedExecutionException",
-					"annotation.RunPath", "annotation.SelfInvocations", "annotation.DurableScheduling"));
 
 	@Test
 	void noPackageReachesAPackageThatReachesItBack() {
@@ -61,12 +50,11 @@ class PackageStructureTests {
 	}
 
 	@Test
-	void noClassesKnotBeyondPairsButTheKnotsStillToUntie() {
+	void noClassesKnotBeyondPairs() {
 		Set<Set<String>> knots = knots(classReferences()).stream()
 			.filter((knot) -> knot.size() > 2)
 			.collect(Collectors.toSet());
-		assertThat(knots).as("knots of more than two classes (untied ones leave KNOTS_TO_UNTIE)")
-			.containsExactlyInAnyOrderElementsOf(KNOTS_TO_UNTIE);
+		assertThat(knots).as("knots of more than two classes").isEmpty();
 	}
 
 	/** @return each class of the starter and the starter's classes it references, nested classes folded in */

@@ -100,7 +100,7 @@ final class DurableHarness implements AutoCloseable {
 			}
 			Duration delay = Duration.of(annotation.delay(), annotation.timeUnit().toChronoUnit());
 			DelayedMethod delayed = DelayedMethods.durable(method, delay, this.timer, Runnable::run,
-					failuresLogged ? null : (ex, called, arguments) -> this.failures.add(ex), this.durable);
+					failuresLogged ? null : (ex, called, arguments) -> this.failures.add(ex));
 			this.durable.register(delayed, annotation, BEAN_NAME);
 			this.methods.put(method.getName(), delayed);
 		}
@@ -126,7 +126,7 @@ final class DurableHarness implements AutoCloseable {
 
 	/** Calls a method of the bean as its advice would. */
 	@Nullable Object call(String method, Object... arguments) {
-		return DelayedMethods.call(this.methods.get(method), this.proxy, arguments);
+		return DelayedMethods.call(this.methods.get(method), this.durable, this.proxy, arguments);
 	}
 
 	/** @return the durable id of a method of the bean */

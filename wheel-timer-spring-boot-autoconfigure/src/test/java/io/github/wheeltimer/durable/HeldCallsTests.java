@@ -11,9 +11,7 @@ import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.DelayedMethod;
 import io.github.wheeltimer.annotation.DelayedMethods;
-import io.github.wheeltimer.annotation.DurableScheduling;
 import io.github.wheeltimer.virtualtime.VirtualTicker;
-import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -53,7 +51,7 @@ class HeldCallsTests {
 		Method cancelIfUnpaid = OrderTimeouts.class.getMethod("cancelIfUnpaid", String.class);
 		DelayedMethod delayed = DelayedMethods.durable(cancelIfUnpaid, Duration.ofSeconds(5), this.timer,
 				(call) -> {
-		}, new NoScheduling());
+		}, null);
 		this.method = this.methods.register(delayed, cancelIfUnpaid.getAnnotation(DelayedExecution.class),
 				"orderTimeouts");
 	}
@@ -210,20 +208,6 @@ class HeldCallsTests {
 				new RowWrites(new DatabaseProblems(), () -> {
 				}, Duration.ofSeconds(1)), new DurableCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
 				UUID.randomUUID(), Duration.ofMinutes(1), Duration.ofSeconds(10));
-	}
-
-	/** The methods built here schedule nothing: calls are held by the tests themselves. */
-	private static final class NoScheduling implements DurableScheduling {
-
-		@Override
-		public void register(DelayedMethod method, DelayedExecution annotation, String beanName) {
-		}
-
-		@Override
-		public Object schedule(DelayedMethod method, MethodInvocation invocation) {
-			throw new UnsupportedOperationException();
-		}
-
 	}
 
 }
