@@ -157,11 +157,14 @@ class ConsoleBrowserTests {
 			this.console.search(PaymentTimeouts.CANCEL_IF_UNPAID, order.id());
 			await().atMost(WAIT).until(() -> this.console.calls("search-results").size() == 1);
 			this.console.act("search-results", order.id(), "run");
-			await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.calls("failed-calls"))
-				.anySatisfy((row) -> assertThat(row).startsWith(order.id() + "\t" + PaymentTimeouts.CANCEL_IF_UNPAID)
-					.contains("FAILED")
-					.containsIgnoringCase("lock")));
-			assertThat(this.console.text("state-FAILED")).isEqualTo("1");
+			// The failed calls and the counts by state are two answers of the endpoint, each drawn when it comes.
+			await().atMost(WAIT).untilAsserted(() -> {
+				assertThat(this.console.calls("failed-calls"))
+					.anySatisfy((row) -> assertThat(row).startsWith(order.id() + "\t" + PaymentTimeouts.CANCEL_IF_UNPAID)
+						.contains("FAILED")
+						.containsIgnoringCase("lock"));
+				assertThat(this.console.text("state-FAILED")).isEqualTo("1");
+			});
 			backOffice.rollback();
 		}
 		assertThat(this.orderBook.find(order.id())).get().extracting(Order::status).isEqualTo(OrderStatus.AWAITING_PAYMENT);
