@@ -102,27 +102,30 @@ public interface CallRepository {
 		return start(List.of(id), owner).passed().contains(id);
 	}
 
-	/** @return whether the call was claimed by {@code owner} and is pending again */
-	boolean release(UUID id, UUID owner);
+	/**
+	 * Hands back a call {@code owner} claimed and has not started: pending again, for any instance.
+	 * @return whether the call was claimed by {@code owner} and is pending again
+	 */
+	boolean handBack(UUID id, UUID owner);
 
 	/**
 	 * Hands back a call that did not run here: claimed, or running at {@code attempt} if its gate
 	 * passed (its answer was lost, or its executor refused it); that attempt is then taken back.
 	 * @return whether the call was {@code owner}'s and is pending again
 	 */
-	default boolean releaseAfterGate(UUID id, UUID owner, int attempt) {
-		return releaseAfterGate(id, owner, attempt, null);
+	default boolean handBackAfterGate(UUID id, UUID owner, int attempt) {
+		return handBackAfterGate(id, owner, attempt, null);
 	}
 
 	/**
-	 * Hands back a call as {@link #releaseAfterGate(UUID, UUID, int)} does, recording in its row the
+	 * Hands back a call as {@link #handBackAfterGate(UUID, UUID, int)} does, recording in its row the
 	 * argument shape it is to be known by from now on: a call this instance could not read whose
 	 * row named no shape (an older starter wrote it) is recorded as {@link #UNREAD}, so that
 	 * instances leave it by that name rather than every call older starters wrote.
 	 * @param shape the shape to record, or {@code null} to keep the row's
 	 * @return whether the call was {@code owner}'s and is pending again
 	 */
-	boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape);
+	boolean handBackAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape);
 
 	/**
 	 * The shape recorded for a call that names no shape it can be read by: written by a starter
@@ -137,7 +140,7 @@ public interface CallRepository {
 	 * @param except calls to leave claimed: they fired, and start soon
 	 * @return how many went back
 	 */
-	int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except);
+	int handBackAll(UUID owner, @Nullable Instant after, Collection<UUID> except);
 
 	/**
 	 * The calls ran: their rows go, in one statement, whoever holds them now (a retried finish must
@@ -242,13 +245,13 @@ public interface CallRepository {
 	 * @return the ids of the calls put back, each with the instance that held it: what a late
 	 * call's log line says it waited for
 	 */
-	Map<UUID, UUID> releaseDeadOwners();
+	Map<UUID, UUID> takeOverDeadOwners();
 
 	/**
 	 * Puts back to pending every claimed and running call of one instance known to be gone.
 	 * @return the ids of the calls put back
 	 */
-	List<UUID> releaseCallsOf(UUID owner);
+	List<UUID> takeOverCallsOf(UUID owner);
 
 	/** @return how many failed calls older than {@code retention} were deleted */
 	int deleteFailedBefore(Duration retention);
@@ -316,14 +319,14 @@ public interface CallRepository {
 	}
 
 	/**
-	 * Moves a waiting call to a new due time, under a new id, in the caller's transaction if it has
+	 * Reschedules a waiting call: a new due time, under a new id, in the caller's transaction if it has
 	 * one: an instance whose wheel holds the old id finds it gone at its gate, as after a replace.
 	 * Its key, arguments and trace stay.
 	 * @param owner the instance that holds it from now on (claimed), or {@code null} to leave it
 	 * pending for any instance
 	 * @return whether the call was waiting, and is moved
 	 */
-	boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner);
+	boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner);
 
 	/**
 	 * Puts one failed call back to waiting, due at {@code due}, as if new, in the caller's

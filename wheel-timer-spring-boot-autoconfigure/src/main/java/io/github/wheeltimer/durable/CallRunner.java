@@ -648,8 +648,8 @@ final class CallRunner implements GateEntry {
 	 */
 	private RowWrites.Write handBackWrite(DurableCall call, boolean afterGate) {
 		return new RowWrites.Write(call.description(), "handed back", () -> {
-			boolean back = afterGate ? this.calls.releaseAfterGate(call.id(), this.instance, call.attempt())
-					: this.calls.release(call.id(), this.instance);
+			boolean back = afterGate ? this.calls.handBackAfterGate(call.id(), this.instance, call.attempt())
+					: this.calls.handBack(call.id(), this.instance);
 			if (back) {
 				this.counters.handedBack.increment();
 			}

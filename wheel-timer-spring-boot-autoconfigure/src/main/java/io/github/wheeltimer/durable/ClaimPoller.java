@@ -326,7 +326,7 @@ final class ClaimPoller {
 		// Through the writes that wait for the database: a release that fails is retried by the next
 		// poll, or the stop, rather than leaving the row claimed by a live instance.
 		this.writes.write(new RowWrites.Write("Durable call " + row.id() + " to " + method, "given back unread",
-				() -> this.calls.releaseAfterGate(row.id(), this.instance, row.tries().attempts(),
+				() -> this.calls.handBackAfterGate(row.id(), this.instance, row.tries().attempts(),
 						shape.equals(row.shape()) ? null : shape),
 				null));
 		this.counters.handedBack.increment();
@@ -483,7 +483,7 @@ final class ClaimPoller {
 			}
 			else if (!other.alive()) {
 				this.predecessors.remove(other.id());
-				List<UUID> taken = this.calls.releaseCallsOf(other.id());
+				List<UUID> taken = this.calls.takeOverCallsOf(other.id());
 				this.counters.takenOver.add(taken.size());
 				noteTakeOver(taken, "it was held by the previous run of this instance, '" + other.name() + "' ("
 						+ other.id() + "), whose heartbeat stopped at " + other.heartbeat()
@@ -501,7 +501,7 @@ final class ClaimPoller {
 		if (!this.lease.connectedForALease()) {
 			return;
 		}
-		Map<UUID, UUID> taken = this.calls.releaseDeadOwners();
+		Map<UUID, UUID> taken = this.calls.takeOverDeadOwners();
 		if (taken.isEmpty()) {
 			return;
 		}

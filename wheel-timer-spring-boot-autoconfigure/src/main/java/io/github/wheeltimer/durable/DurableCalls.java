@@ -283,7 +283,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 		try {
 			// Finishes and failures that waited for the database first: their calls must not run again.
 			this.writes.retryDeferred();
-			int released = releaseAll(budget, keepUntil, Set.of());
+			int released = handBackAll(budget, keepUntil, Set.of());
 			int ranHere = 0;
 			if (keepUntil != null) {
 				int kept = this.held.stillDraining().size();
@@ -299,7 +299,7 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 				// Calls due already when claimed wait for their gate without a wheel: they start here too.
 				Set<UUID> leftClaimed = new HashSet<>(starting);
 				leftClaimed.addAll(this.runner.atGate());
-				released += releaseAll(budget, null, leftClaimed);
+				released += handBackAll(budget, null, leftClaimed);
 			}
 			if (released > 0) {
 				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
@@ -333,9 +333,9 @@ public final class DurableCalls implements DurableScheduling, SmartLifecycle, Di
 	}
 
 	/** @return how many claimed calls went back, within the stop's budget */
-	private int releaseAll(ShutdownBudget budget, @Nullable Instant after, Set<UUID> except) {
+	private int handBackAll(ShutdownBudget budget, @Nullable Instant after, Set<UUID> except) {
 		int[] released = new int[1];
-		budget.run(() -> released[0] = this.calls.releaseAll(this.instance, after, except));
+		budget.run(() -> released[0] = this.calls.handBackAll(this.instance, after, except));
 		this.counters.handedBack.add(released[0]);
 		return released[0];
 	}

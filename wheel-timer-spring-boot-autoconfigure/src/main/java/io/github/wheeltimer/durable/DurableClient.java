@@ -198,7 +198,7 @@ final class DurableClient {
 		}
 		else {
 			id = UUID.randomUUID();
-			if (!call.state().waiting() || !this.calls.move(call.id(), id, at, owner)) {
+			if (!call.state().waiting() || !this.calls.reschedule(call.id(), id, at, owner)) {
 				return null;
 			}
 			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.
@@ -358,7 +358,7 @@ final class DurableClient {
 	private void drop(String methodId, String key, UUID id) {
 		DurableCall call = this.held.drop(methodId, key, id);
 		if (call != null) {
-			this.writes.write(call.description(), "released", () -> this.calls.release(id, this.instance), null);
+			this.writes.write(call.description(), "handed back", () -> this.calls.handBack(id, this.instance), null);
 		}
 	}
 

@@ -3,6 +3,26 @@
  * application's database, shared by the instances on it, precise to the tick.
  * {@link io.github.wheeltimer.durable.DelayedCalls} is what application code uses.
  *
+ * <h2>Words</h2>
+ * The code uses these words for these acts, and no others.
+ * <ul>
+ * <li><b>call</b>: one invocation of a durable method, kept as one row; <b>key</b>: the text its
+ * method's key expression gave, which one waiting call holds at a time.</li>
+ * <li><b>claim</b>: an instance takes a pending row ({@code PENDING} to {@code CLAIMED}, its
+ * own); <b>hold</b>: keep a claimed call in memory, on its method's wheel.</li>
+ * <li><b>gate</b>: the conditional update that starts a call ({@code CLAIMED} to
+ * {@code RUNNING}), passed only while the row is this instance's and its lease fresh; a call it
+ * stops is <b>fenced</b>. <b>Attempt</b>: one start of a call, counted in its row.</li>
+ * <li><b>finish</b>: delete the row of a call that ran; <b>fail</b>: keep it {@code FAILED} with
+ * its error; <b>retry</b>: only {@code @Retryable}: a failed attempt's row waits for the next.</li>
+ * <li><b>hand back</b>: this instance gives a call it claimed back to {@code PENDING}, for any
+ * instance; <b>take over</b>: put a dead instance's claimed and running calls back to
+ * {@code PENDING}; <b>reschedule</b>: give a waiting call a new due time.</li>
+ * <li><b>requeue</b>: an operator puts a failed call back to waiting; <b>cancel</b>: delete a
+ * waiting call; <b>defer</b>: leave a row write the database failed, in a way that may pass, to
+ * the next poll.</li>
+ * </ul>
+ *
  * <h2>How it works</h2>
  * Each class has one owner and says in its own comment which threads touch it and why the
  * order is right.

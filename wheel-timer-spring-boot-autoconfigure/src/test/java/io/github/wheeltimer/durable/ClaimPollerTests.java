@@ -65,7 +65,7 @@ class ClaimPollerTests {
 			harness.advance(POLL_INTERVAL);
 			assertThat(statements.count("claim")).as("claims after %s", harness.ticker.elapsed()).isEqualTo(1 + poll);
 		}
-		assertThat(statements.count("releaseDeadOwners"))
+		assertThat(statements.count("takeOverDeadOwners"))
 			.as("no take-over before this instance has reached the database for a whole lease")
 			.isZero();
 	}

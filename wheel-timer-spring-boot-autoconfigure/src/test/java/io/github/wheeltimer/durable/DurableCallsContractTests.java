@@ -396,7 +396,7 @@ abstract class DurableCallsContractTests {
 		UUID id = UUID.randomUUID();
 		repository.insert(id, "orders.far", "k-1", "[\"k-1\",null]", Instant.now().plusSeconds(60), me, null, "");
 		assertThat(repository.start(id, me)).isTrue();
-		assertThat(repository.releaseAfterGate(id, me, 1)).isTrue();
+		assertThat(repository.handBackAfterGate(id, me, 1)).isTrue();
 		Map<String, Object> row = jdbc(jdbc(app)).get(0);
 		assertThat(row.get("state")).isEqualTo("PENDING");
 		assertThat(((Number) row.get("attempts")).intValue()).isZero();

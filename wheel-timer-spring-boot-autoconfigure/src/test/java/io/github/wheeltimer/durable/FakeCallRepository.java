@@ -283,8 +283,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean release(UUID id, UUID owner) {
-		this.statements.sent("release");
+	public boolean handBack(UUID id, UUID owner) {
+		this.statements.sent("handBack");
 		synchronized (this.db) {
 			Row row = this.rows.get(id);
 			if (row == null || !owner.equals(row.owner) || !row.in(CLAIMED)) {
@@ -296,8 +296,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
-		this.statements.sent("releaseAfterGate");
+	public boolean handBackAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
+		this.statements.sent("handBackAfterGate");
 		synchronized (this.db) {
 			Row row = this.rows.get(id);
 			if (row == null || !owner.equals(row.owner)
@@ -324,8 +324,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
-		this.statements.sent("releaseAll");
+	public int handBackAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
+		this.statements.sent("handBackAll");
 		synchronized (this.db) {
 			int count = 0;
 			for (Row row : this.rows.values()) {
@@ -427,8 +427,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public Map<UUID, UUID> releaseDeadOwners() {
-		this.statements.sent("releaseDeadOwners");
+	public Map<UUID, UUID> takeOverDeadOwners() {
+		this.statements.sent("takeOverDeadOwners");
 		synchronized (this.db) {
 			Map<UUID, UUID> released = new LinkedHashMap<>();
 			for (Row row : this.rows.values()) {
@@ -443,8 +443,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public List<UUID> releaseCallsOf(UUID owner) {
-		this.statements.sent("releaseCallsOf");
+	public List<UUID> takeOverCallsOf(UUID owner) {
+		this.statements.sent("takeOverCallsOf");
 		synchronized (this.db) {
 			List<UUID> released = new ArrayList<>();
 			for (Row row : this.rows.values()) {
@@ -634,8 +634,8 @@ final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
-		this.statements.sent("move");
+	public boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
+		this.statements.sent("reschedule");
 		synchronized (this.db) {
 			Row row = this.rows.get(id);
 			if (row == null || !row.in(PENDING, CLAIMED)) {

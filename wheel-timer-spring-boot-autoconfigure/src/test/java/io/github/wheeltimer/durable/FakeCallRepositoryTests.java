@@ -124,7 +124,7 @@ class FakeCallRepositoryTests {
 		this.instances.advanceClock(LEASE);
 		this.instances.heartbeat(this.me, "me", List.of(), "", false);
 		UUID mine = insert("c", this.me);
-		assertThat(this.calls.releaseDeadOwners()).containsOnlyKeys(running, held).containsValues(dead);
+		assertThat(this.calls.takeOverDeadOwners()).containsOnlyKeys(running, held).containsValues(dead);
 		assertThat(this.calls.rows(PENDING)).hasSize(2);
 		assertThat(this.calls.row(running).attempts()).as("runs again: at least once").isOne();
 		assertThat(this.calls.row(mine).state()).isEqualTo(CLAIMED);

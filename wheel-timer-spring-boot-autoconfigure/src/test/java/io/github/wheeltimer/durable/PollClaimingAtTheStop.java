@@ -60,7 +60,7 @@ final class PollClaimingAtTheStop implements BeanPostProcessor {
 		}
 		InvocationHandler handler = (proxy, method, arguments) -> switch (method.getName()) {
 			case "claim" -> claim(() -> invoke(calls, method, arguments));
-			case "releaseAll" -> releaseAll(() -> invoke(calls, method, arguments));
+			case "handBackAll" -> handBackAll(() -> invoke(calls, method, arguments));
 			default -> invoke(calls, method, arguments);
 		};
 		return Proxy.newProxyInstance(CallRepository.class.getClassLoader(), new Class<?>[] { CallRepository.class },
@@ -83,8 +83,8 @@ final class PollClaimingAtTheStop implements BeanPostProcessor {
 		}
 	}
 
-	private @Nullable Object releaseAll(Statement releaseAll) throws Throwable {
-		@Nullable Object released = releaseAll.run();
+	private @Nullable Object handBackAll(Statement handBackAll) throws Throwable {
+		@Nullable Object released = handBackAll.run();
 		this.released.countDown();
 		if (this.poll != null && !this.claimed.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
 			throw new AssertionError("The held claim did not end");

@@ -354,7 +354,7 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public boolean release(UUID id, UUID owner) {
+	public boolean handBack(UUID id, UUID owner) {
 		return update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
 				this.dialect.id(owner)) == 1;
 	}
@@ -366,21 +366,21 @@ public final class JdbcCallRepository implements CallRepository {
 	 * the state last, for databases that read each assignment's left side as already set.
 	 */
 	@Override
-	public boolean releaseAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
+	public boolean handBackAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
 		String keyBack = "call_key = CASE WHEN state = '" + RUNNING + "' THEN started_key ELSE call_key END,"
 				+ " started_key = CASE WHEN state = '" + RUNNING + "' THEN NULL ELSE started_key END, ";
 		String shapeSet = (shape != null) ? "shape = ?, " : "";
 		Object[] arguments = (shape != null) ? new Object[] { shape, this.dialect.id(id), this.dialect.id(owner), attempt }
 				: new Object[] { this.dialect.id(id), this.dialect.id(owner), attempt };
 		try {
-			return update(releaseAfterGate(keyBack + shapeSet), arguments) == 1;
+			return update(handBackAfterGate(keyBack + shapeSet), arguments) == 1;
 		}
 		catch (DuplicateKeyException taken) {
-			return update(releaseAfterGate(shapeSet), arguments) == 1;
+			return update(handBackAfterGate(shapeSet), arguments) == 1;
 		}
 	}
 
-	private String releaseAfterGate(String keyBack) {
+	private String handBackAfterGate(String keyBack) {
 		return "UPDATE " + this.calls + " SET attempts = CASE WHEN state = '" + RUNNING
 				+ "' THEN attempts - 1 ELSE attempts END, " + keyBack + "state = '" + PENDING + "', owner_id = NULL"
 				+ " WHERE id = ? AND " + this.dialect.sameAs("owner_id") + " AND (state = '" + CLAIMED
@@ -388,7 +388,7 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public int releaseAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
+	public int handBackAll(UUID owner, @Nullable Instant after, Collection<UUID> except) {
 		StringBuilder release = new StringBuilder("UPDATE " + this.calls + " SET state = '" + PENDING
 				+ "', owner_id = NULL WHERE owner_id = ? AND state = '" + CLAIMED + "'");
 		List<Object> arguments = new ArrayList<>();
@@ -527,7 +527,7 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public Map<UUID, UUID> releaseDeadOwners() {
+	public Map<UUID, UUID> takeOverDeadOwners() {
 		// Usually none: one cheap statement per poll, and a transaction only when there is work.
 		if (this.jdbc.query(this.dialect.limit("SELECT id" + this.ofDeadOwners), this::firstId, 1).isEmpty()) {
 			return Map.of();
@@ -545,7 +545,7 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
-	public List<UUID> releaseCallsOf(UUID owner) {
+	public List<UUID> takeOverCallsOf(UUID owner) {
 		List<UUID> released = inOwnTransaction((status) -> {
 			List<UUID> ids = this.jdbc.query(this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('"
 					+ CLAIMED + "', '" + RUNNING + "') AND owner_id = ?"), this::firstId, this.dialect.id(owner));
@@ -740,7 +740,7 @@ public final class JdbcCallRepository implements CallRepository {
 	 * locked by the update until the caller's transaction ends: a gate skips it meanwhile.
 	 */
 	@Override
-	public boolean move(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
+	public boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
 		return update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ? AND state IN ('"
 				+ PENDING + "', '" + CLAIMED + "')", this.dialect.id(newId), this.dialect.instant(due),
 				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null,
