@@ -57,14 +57,16 @@ final class MariaDb {
 
 	static synchronized Server server() {
 		if (server == null) {
+			Server started;
 			try {
-				server = new Server(Files.createTempDirectory("wheel-timer-mariadb"), TestDatabases.freePort());
-				server.start();
+				started = new Server(Files.createTempDirectory("wheel-timer-mariadb"), TestDatabases.freePort());
+				started.start();
 			}
 			catch (IOException ex) {
+				// Kept only once started: the next test tries again rather than finding a dead server.
 				throw new UncheckedIOException("Could not start MariaDB", ex);
 			}
-			Server started = server;
+			server = started;
 			Runtime.getRuntime().addShutdownHook(new Thread(started::close, "mariadb-stop"));
 		}
 		return server;
@@ -154,16 +156,21 @@ final class MariaDb {
 			}
 			Path base = unpacked();
 			String user = System.getProperty("user.name");
+			// A temporary directory of its own: test JVMs install and run servers side by side, and two
+			// bootstraps sharing /tmp failed one ("Unknown table 'mysql.tmp_user_sys'").
+			Path temporary = Files.createDirectories(temporaryDirectory());
 			if (!Files.exists(this.dataDirectory.resolve("mysql"))) {
 				run(base, List.of(base.resolve("scripts/mariadb-install-db").toString(), "--no-defaults",
-						"--basedir=" + base, "--datadir=" + this.dataDirectory, "--user=" + user,
-						"--auth-root-authentication-method=normal", "--skip-test-db"), Duration.ofMinutes(2));
+						"--basedir=" + base, "--datadir=" + this.dataDirectory, "--tmpdir=" + temporary,
+						"--user=" + user, "--auth-root-authentication-method=normal", "--skip-test-db"),
+						Duration.ofMinutes(2));
 			}
 			// UTC, as a server usually is; fewer fsyncs, as a test server may: a commit is still a write
 			// to the log, and the tests never crash the server itself.
 			List<String> command = List.of(base.resolve("bin/mariadbd").toString(), "--no-defaults",
-					"--basedir=" + base, "--datadir=" + this.dataDirectory, "--user=" + user, "--port=" + this.port,
-					"--bind-address=127.0.0.1", "--socket=" + this.dataDirectory.resolve("mariadb.sock"),
+					"--basedir=" + base, "--datadir=" + this.dataDirectory, "--tmpdir=" + temporary, "--user=" + user,
+					"--port=" + this.port, "--bind-address=127.0.0.1",
+					"--socket=" + this.dataDirectory.resolve("mariadb.sock"),
 					"--default-time-zone=+00:00", "--skip-name-resolve", "--max-connections=400",
 					"--innodb-buffer-pool-size=128M", "--innodb-flush-log-at-trx-commit=2");
 			ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
@@ -259,6 +266,12 @@ final class MariaDb {
 		public synchronized void close() {
 			stop();
 			FileSystemUtils.deleteRecursively(this.dataDirectory.toFile());
+			FileSystemUtils.deleteRecursively(temporaryDirectory().toFile());
+		}
+
+		/** Beside the data directory, not in it: a folder there would be a database. */
+		private Path temporaryDirectory() {
+			return this.dataDirectory.resolveSibling(this.dataDirectory.getFileName() + "-tmp");
 		}
 
 	}
