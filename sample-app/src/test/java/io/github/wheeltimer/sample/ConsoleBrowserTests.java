@@ -13,7 +13,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.durable.CallState;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.sample.orders.Order;
 import io.github.wheeltimer.sample.orders.OrderBook;
@@ -64,7 +64,7 @@ class ConsoleBrowserTests {
 	private OrderBook orderBook;
 
 	@Autowired
-	private DelayedCalls delayedCalls;
+	private DurableCalls durableCalls;
 
 	@Autowired
 	private DataSource dataSource;
@@ -122,7 +122,7 @@ class ConsoleBrowserTests {
 				+ "]? It will not run");
 		this.console.confirm(false);
 		await().atMost(WAIT).until(() -> !this.console.dialogOpen());
-		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).as("kept").isPresent();
+		assertThat(this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).as("kept").isPresent();
 
 		this.console.act("search-results", order.id(), "cancel");
 		await().atMost(WAIT).until(this.console::dialogOpen);
@@ -133,10 +133,10 @@ class ConsoleBrowserTests {
 			assertThat(this.console.calls("search-results")).isEmpty();
 			assertThat(this.console.emptyText("search-results")).isEqualTo("no call matches");
 		});
-		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()))
+		assertThat(this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()))
 			.as("no call left to cancel the order").isEmpty();
 		assertThat(this.orderBook.find(order.id())).get().extracting(Order::status).isEqualTo(OrderStatus.AWAITING_PAYMENT);
-		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, another.id())).as("the other order's")
+		assertThat(this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, another.id())).as("the other order's")
 			.isPresent();
 	}
 
@@ -176,7 +176,7 @@ class ConsoleBrowserTests {
 		});
 		assertThat(this.console.status()).startsWith(PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id()
 				+ "] is pending again, due now");
-		assertThat(this.delayedCalls.list(PaymentTimeouts.CANCEL_IF_UNPAID, CallState.FAILED, 0, 10).calls())
+		assertThat(this.durableCalls.list(PaymentTimeouts.CANCEL_IF_UNPAID, CallState.FAILED, 0, 10).calls())
 			.extracting(StoredCall::key)
 			.doesNotContain(order.id());
 	}
@@ -184,7 +184,7 @@ class ConsoleBrowserTests {
 	@Test
 	void anOperatorReschedulesAPaymentTimeout() {
 		Order order = this.orders.create("a chair");
-		StoredCall before = this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
+		StoredCall before = this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
 		this.console.open("durable");
 		this.console.search(PaymentTimeouts.CANCEL_IF_UNPAID, order.id());
 		await().atMost(WAIT).until(() -> this.console.calls("search-results").size() == 1);
@@ -192,7 +192,7 @@ class ConsoleBrowserTests {
 		this.console.reschedule("search-results", order.id(), 60);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.startsWith(PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "] is now due "));
-		StoredCall after = this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
+		StoredCall after = this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id()).orElseThrow();
 		assertThat(after.due()).as("the time the dialog showed, an hour later")
 			.isEqualTo(before.due().truncatedTo(ChronoUnit.SECONDS).plus(Duration.ofHours(1)));
 		assertThat(after.id()).as("a moved call is a new one").isNotEqualTo(before.id());
@@ -223,7 +223,7 @@ class ConsoleBrowserTests {
 		this.console.confirm(true);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.startsWith("Could not cancel " + PaymentTimeouts.CANCEL_IF_UNPAID + " [" + order.id() + "]: HTTP 403: refused."));
-		assertThat(this.delayedCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).isPresent();
+		assertThat(this.durableCalls.find(PaymentTimeouts.CANCEL_IF_UNPAID, order.id())).isPresent();
 	}
 
 	/**

@@ -6,7 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -21,13 +21,13 @@ public class FeaturesController {
 
 	private final Reminders reminders;
 
-	private final DelayedCalls delayedCalls;
+	private final DurableCalls durableCalls;
 
 	private final JdbcTemplate jdbc;
 
-	public FeaturesController(Reminders reminders, DelayedCalls delayedCalls, JdbcTemplate jdbc) {
+	public FeaturesController(Reminders reminders, DurableCalls durableCalls, JdbcTemplate jdbc) {
 		this.reminders = reminders;
-		this.delayedCalls = delayedCalls;
+		this.durableCalls = durableCalls;
 		this.jdbc = jdbc;
 	}
 
@@ -48,7 +48,7 @@ public class FeaturesController {
 
 	@DeleteMapping("/orders/{id}")
 	public boolean pay(@PathVariable String id) {
-		return this.delayedCalls.cancel("Reminders.cancelIfUnpaid", id);
+		return this.durableCalls.cancel("Reminders.cancelIfUnpaid", id);
 	}
 
 	@GetMapping("/runs")

@@ -1,6 +1,6 @@
 package io.github.wheeltimer.actuate;
 
-import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import io.github.wheeltimer.durable.StrandedCalls;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -17,13 +17,13 @@ import org.springframework.boot.health.contributor.Health;
  */
 public class DurableCallsHealthIndicator extends AbstractHealthIndicator {
 
-	private final DurableCalls durable;
+	private final DurableEngine durable;
 
 	/**
 	 * Creates the indicator.
 	 * @param durable this instance's durable calls
 	 */
-	public DurableCallsHealthIndicator(DurableCalls durable) {
+	public DurableCallsHealthIndicator(DurableEngine durable) {
 		super("Durable calls health check failed");
 		this.durable = durable;
 	}

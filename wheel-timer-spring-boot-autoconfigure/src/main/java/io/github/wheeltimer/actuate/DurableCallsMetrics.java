@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
 import io.github.wheeltimer.durable.CallCounts;
-import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -33,13 +33,13 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public class DurableCallsMetrics implements MeterBinder {
 
-	private final DurableCalls durable;
+	private final DurableEngine durable;
 
 	/**
 	 * Creates the binder.
 	 * @param durable this instance's durable calls
 	 */
-	public DurableCallsMetrics(DurableCalls durable) {
+	public DurableCallsMetrics(DurableEngine durable) {
 		this.durable = durable;
 	}
 
@@ -65,7 +65,7 @@ public class DurableCallsMetrics implements MeterBinder {
 		counter(registry, "wheel.timer.durable.suspected.duplicates", CallCounts::suspectedDuplicates)
 			.description("Durable calls started again after their instance's lease ran out while they ran")
 			.register(registry);
-		Gauge.builder("wheel.timer.durable.held", this.durable, DurableCalls::held)
+		Gauge.builder("wheel.timer.durable.held", this.durable, DurableEngine::held)
 			.baseUnit("calls")
 			.description("Durable calls on this instance's wheels")
 			.register(registry);
@@ -81,7 +81,7 @@ public class DurableCallsMetrics implements MeterBinder {
 			.register(registry);
 	}
 
-	private FunctionCounter.Builder<DurableCalls> counter(MeterRegistry registry, String name,
+	private FunctionCounter.Builder<DurableEngine> counter(MeterRegistry registry, String name,
 			ToLongFunction<CallCounts> count) {
 		return FunctionCounter.builder(name, this.durable, (durable) -> count.applyAsLong(durable.counts()))
 			.baseUnit("calls");

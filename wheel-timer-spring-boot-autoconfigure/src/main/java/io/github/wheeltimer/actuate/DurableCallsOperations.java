@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the {@code wheeltimer} endpoint reads and changes of the durable calls. The endpoint knows
  * only this interface and its plain descriptors, so that it loads nothing of durable calls (nor
- * Spring JDBC) in an application without them; {@link JdbcDurableCallsOperations} is the one
+ * Spring JDBC) in an application without them; {@link DefaultDurableCallsOperations} is the one
  * implementation, made only where durable calls are on.
  */
 public interface DurableCallsOperations {

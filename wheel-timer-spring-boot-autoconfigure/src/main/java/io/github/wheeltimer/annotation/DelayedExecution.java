@@ -88,12 +88,12 @@ import java.util.concurrent.TimeUnit;
  * <li>In a Spring transaction on the same {@code DataSource} the row is written in it: rolled
  * back, the call never happens; the wheel gets it only after the commit.
  * <li>At least once: a call that was <em>running</em> when its instance died runs again
- * ({@link io.github.wheeltimer.durable.DelayedCalls#currentAttempt()} tells the method which
+ * ({@link io.github.wheeltimer.durable.DurableCalls#currentAttempt()} tells the method which
  * attempt it is). A call that had not started runs exactly once. When the method is itself
  * {@code @Transactional} on the same {@code DataSource}, the row is finished in that transaction,
  * so its database effects happen once.
  * <li>{@link #key()} names the pending call, to replace it by calling again or to cancel it with
- * {@link io.github.wheeltimer.durable.DelayedCalls#cancel(String, Object)} from any instance.
+ * {@link io.github.wheeltimer.durable.DurableCalls#cancel(String, Object)} from any instance.
  * <li>A returned future completes only if the call runs in this JVM: the row, not the future, is
  * the truth.
  * <li>A method that throws keeps its row, marked failed with the exception's message, for an
@@ -162,7 +162,7 @@ public @interface DelayedExecution {
 	 * A SpEL expression over the method's parameters ({@code "#orderId"}, {@code "#order.id"},
 	 * {@code "#p0"}) naming the pending call, as {@code @Cacheable(key = ...)} does. A call with
 	 * the key of a pending call of the same method replaces it (its arguments and due time), and
-	 * {@link io.github.wheeltimer.durable.DelayedCalls#cancel(String, Object)} cancels it by key.
+	 * {@link io.github.wheeltimer.durable.DurableCalls#cancel(String, Object)} cancels it by key.
 	 * The value is stored as its {@code toString()}, at most 500 characters; a key that evaluates
 	 * to {@code null}, or to a longer value, fails the call, and one that names a variable the
 	 * method does not have fails startup. Empty (the default): every call is its own, so a call

@@ -105,7 +105,7 @@ final class DelayedMethodResolver {
 			throw new InvalidDelayedExecutionException(method, "it gives " + (StringUtils.hasText(annotation.id())
 					? "an id" : "a key") + ", which only durable methods have; add durable = true, or remove it");
 		}
-		DurableScheduling durable = annotation.durable() ? durableScheduling(method, beanName) : null;
+		DurableCallScheduler durable = annotation.durable() ? durableScheduling(method, beanName) : null;
 		DelayedMethod delayed = new DelayedMethod(method, delay, timerBeanName, timer, returnType != void.class,
 				this.executors.apply(timerBeanName), this.exceptionHandler.get(), this.observer.obtain(),
 				durable != null, retry(method, beanName));
@@ -131,7 +131,7 @@ final class DelayedMethodResolver {
 	 * The durable calls' scheduler, or why there is none. Only names of classes are checked, so that
 	 * applications without JDBC never load the classes of durable calls.
 	 */
-	private DurableScheduling durableScheduling(Method method, @Nullable String beanName) {
+	private DurableCallScheduler durableScheduling(Method method, @Nullable String beanName) {
 		ClassLoader classLoader = this.beanFactory.getBeanClassLoader();
 		if (!ClassUtils.isPresent(JDBC, classLoader)) {
 			throw new InvalidDelayedExecutionException(method, "it is durable, and durable calls are kept"
@@ -141,7 +141,7 @@ final class DelayedMethodResolver {
 			throw new InvalidDelayedExecutionException(method, "it is durable, and durable calls store"
 					+ " their arguments as JSON: add spring-boot-starter-jackson (Jackson 3)");
 		}
-		DurableScheduling durable = this.beanFactory.getBeanProvider(DurableScheduling.class).getIfAvailable();
+		DurableCallScheduler durable = this.beanFactory.getBeanProvider(DurableCallScheduler.class).getIfAvailable();
 		if (durable == null) {
 			throw new InvalidDelayedExecutionException(method, "it is durable, and there is no DataSource"
 					+ " bean to keep its calls in (or wheel-timer.durable.enabled is false): add"

@@ -47,7 +47,7 @@ final class DelayedResult extends CompletableFuture<@Nullable Object> {
 			// Observed here, on the canceller's thread, when the call is off the timer (by this cancel or
 			// a racing one of its timeout); otherwise the timer had fired it, and the executor's thread
 			// finds the future cancelled.
-			if (timeout.isCancelled() && timeout.task() instanceof DelayedCall call) {
+			if (timeout.isCancelled() && timeout.task() instanceof InMemoryCall call) {
 				call.cancelledByCaller();
 			}
 		}

@@ -26,7 +26,7 @@ final class InMemoryScheduler implements DelayedCallScheduler {
 	@Override
 	public @Nullable Object schedule(DelayedMethod method, MethodInvocation invocation) {
 		DelayedResult result = method.returnsFuture() ? new DelayedResult() : null;
-		DelayedCall call = new DelayedCall(method, invocation, result, method.observer().capture());
+		InMemoryCall call = new InMemoryCall(method, invocation, result, method.observer().capture());
 		Timeout timeout;
 		try {
 			timeout = method.timer().newTimeout(call, method.delayNanos(), TimeUnit.NANOSECONDS);

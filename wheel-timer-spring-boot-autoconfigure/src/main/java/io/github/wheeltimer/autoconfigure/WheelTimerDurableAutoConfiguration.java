@@ -8,10 +8,11 @@ import javax.sql.DataSource;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.actuate.DurableCallsHealthIndicator;
 import io.github.wheeltimer.actuate.DurableCallsMetrics;
-import io.github.wheeltimer.actuate.JdbcDurableCallsOperations;
+import io.github.wheeltimer.actuate.DefaultDurableCallsOperations;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DefaultDurableCalls;
 import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.DurableSettings;
 import io.github.wheeltimer.durable.InstanceRepository;
@@ -51,7 +52,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * single {@link DataSource}, Spring JDBC and Jackson on the class path, the database's
  * {@link DurableDialect} (detected, named by {@code wheel-timer.durable.jdbc.platform}, or a bean
  * of the application's), their tables (see {@link DurableSchemaInitializer}), the repositories of
- * calls and instances, this instance's {@link DurableCalls}, and the {@link DelayedCalls} bean that
+ * calls and instances, this instance's {@link DurableEngine}, and the {@link DurableCalls} bean that
  * cancels them by key; with Actuator, their health indicator ({@code wheelTimerDurable}) and
  * meters ({@code wheel.timer.durable.*}).
  */
@@ -117,7 +118,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	DurableCalls wheelTimerDurableCalls(DataSource dataSource, DurableDialect dialect, DurableTables tables,
+	DurableEngine wheelTimerDurableEngine(DataSource dataSource, DurableDialect dialect, DurableTables tables,
 			CallRepository calls, InstanceRepository instances, WheelTimerDurableProperties properties,
 			ObjectProvider<JsonMapper> mapper, ObjectProvider<HashedWheelTimer.Builder> builders,
 			ObjectProvider<DurableSchemaInitializer> schema, BeanFactory beanFactory, Environment environment) {
@@ -129,14 +130,14 @@ public final class WheelTimerDurableAutoConfiguration {
 		if (calls instanceof JdbcCallRepository) {
 			tables.requireSchema(new JdbcTemplate(dataSource), dialect);
 		}
-		return new DurableCalls(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
+		return new DurableEngine(calls, instances, settings, mapper.getIfAvailable(JsonMapper::new), builders.getObject(),
 				beanFactory);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedCalls wheelTimerDelayedCalls(DurableCalls calls) {
-		return new DelayedCalls(calls);
+	DurableCalls wheelTimerDurableCalls(DurableEngine engine) {
+		return new DefaultDurableCalls(engine);
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -146,7 +147,7 @@ public final class WheelTimerDurableAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "wheelTimerDurableHealthIndicator")
-		DurableCallsHealthIndicator wheelTimerDurableHealthIndicator(DurableCalls calls) {
+		DurableCallsHealthIndicator wheelTimerDurableHealthIndicator(DurableEngine calls) {
 			return new DurableCallsHealthIndicator(calls);
 		}
 
@@ -159,8 +160,8 @@ public final class WheelTimerDurableAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		JdbcDurableCallsOperations wheelTimerDurableCallsOperations(DurableCalls calls) {
-			return new JdbcDurableCallsOperations(calls);
+		DefaultDurableCallsOperations wheelTimerDurableCallsOperations(DurableEngine calls) {
+			return new DefaultDurableCallsOperations(calls);
 		}
 
 	}
@@ -171,7 +172,7 @@ public final class WheelTimerDurableAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DurableCallsMetrics wheelTimerDurableCallsMetrics(DurableCalls calls) {
+		DurableCallsMetrics wheelTimerDurableCallsMetrics(DurableEngine calls) {
 			return new DurableCallsMetrics(calls);
 		}
 

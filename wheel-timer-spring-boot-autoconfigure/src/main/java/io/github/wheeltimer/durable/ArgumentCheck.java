@@ -28,10 +28,10 @@ import org.springframework.util.ClassUtils;
  * type reads back, and values in {@code Object} slots ({@code Map<String, Object>}) that would
  * not come back as themselves. {@link ParameterProof} builds the checks at startup, for the parts
  * of a parameter's type that need one and nowhere else; a check that refuses a value throws a
- * {@link Refusal}, which {@link DurableArguments#write} turns into the caller's exception.
+ * {@link Refusal}, which {@link ArgumentCodec#write} turns into the caller's exception.
  * <p>
  * Runs in the callers' threads, any number at once, and is thread-safe: a check's fields are
- * final and set at startup, before the {@link DurableArguments} that holds it is published (the
+ * final and set at startup, before the {@link ArgumentCodec} that holds it is published (the
  * check of a recursive part is settled before the proof returns), the mapper is thread-safe, and
  * the only thing a check learns afterwards, its verdict on each class it meets, is kept in a
  * {@link ClassValue}.

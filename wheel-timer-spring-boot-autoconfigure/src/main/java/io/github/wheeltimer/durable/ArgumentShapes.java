@@ -121,7 +121,7 @@ final class ArgumentShapes {
 			method.arguments().read(arguments);
 			return null;
 		}
-		catch (DurableArguments.Malformed malformed) {
+		catch (ArgumentCodec.Malformed malformed) {
 			return null;
 		}
 		catch (RuntimeException | LinkageError unreadable) {

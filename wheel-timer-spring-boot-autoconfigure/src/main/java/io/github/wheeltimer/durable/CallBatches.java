@@ -32,9 +32,9 @@ final class CallBatches {
 
 	private static final Log logger = LogFactory.getLog(CallBatches.class);
 
-	private final Queue<DurableCall> fired = new ConcurrentLinkedQueue<>();
+	private final Queue<HeldCall> fired = new ConcurrentLinkedQueue<>();
 
-	private final Queue<DurableCall> ended = new ConcurrentLinkedQueue<>();
+	private final Queue<HeldCall> ended = new ConcurrentLinkedQueue<>();
 
 	/** Ended calls not written yet: the first one wakes the thread, which then waits a tick for more. */
 	private final AtomicInteger unwritten = new AtomicInteger();
@@ -45,9 +45,9 @@ final class CallBatches {
 	/** Calls in either queue or in a batch being written: what a virtual clock waits for. */
 	private final AtomicInteger inProgress = new AtomicInteger();
 
-	private final Consumer<List<DurableCall>> gate;
+	private final Consumer<List<HeldCall>> gate;
 
-	private final Consumer<List<DurableCall>> finish;
+	private final Consumer<List<HeldCall>> finish;
 
 	private final int batchLength;
 
@@ -70,11 +70,11 @@ final class CallBatches {
 	 * @param finish writes the end of a batch of calls that ran
 	 * @param batchLength the most calls of one statement
 	 */
-	CallBatches(Consumer<List<DurableCall>> gate, Consumer<List<DurableCall>> finish, int batchLength) {
+	CallBatches(Consumer<List<HeldCall>> gate, Consumer<List<HeldCall>> finish, int batchLength) {
 		this.gate = gate;
 		this.finish = finish;
 		this.batchLength = batchLength;
-		this.thread = DurableScheduler.daemon("wheel-timer-durable-gate").newThread(this::loop);
+		this.thread = DurableThreads.daemon("wheel-timer-durable-gate").newThread(this::loop);
 	}
 
 	/** @param tick the shortest tick of the wheels whose calls come here; zero on a virtual clock */
@@ -88,7 +88,7 @@ final class CallBatches {
 	 * A timer's worker: the call fell due. It waits for the batch that gates it.
 	 * @return {@code false} if stopped: the caller hands the call back
 	 */
-	boolean fired(DurableCall call) {
+	boolean fired(HeldCall call) {
 		if (this.stopped) {
 			return false;
 		}
@@ -106,7 +106,7 @@ final class CallBatches {
 	}
 
 	/** An executor's thread: the call ran, and its row is to go. */
-	void ran(DurableCall call) {
+	void ran(HeldCall call) {
 		this.inProgress.incrementAndGet();
 		this.ended.add(call);
 		boolean first = this.unwritten.getAndIncrement() == 0;
@@ -162,7 +162,7 @@ final class CallBatches {
 
 	/** @return whether a batch of fired calls went through its gates */
 	private boolean gateBatch() {
-		List<DurableCall> batch = take(this.fired);
+		List<HeldCall> batch = take(this.fired);
 		if (batch.isEmpty()) {
 			return false;
 		}
@@ -181,7 +181,7 @@ final class CallBatches {
 
 	/** @return whether a batch of ended calls was written */
 	private boolean finishBatch() {
-		List<DurableCall> batch = take(this.ended);
+		List<HeldCall> batch = take(this.ended);
 		if (batch.isEmpty()) {
 			return false;
 		}
@@ -198,9 +198,9 @@ final class CallBatches {
 		return true;
 	}
 
-	private List<DurableCall> take(Queue<DurableCall> queue) {
-		List<DurableCall> batch = new ArrayList<>();
-		DurableCall call;
+	private List<HeldCall> take(Queue<HeldCall> queue) {
+		List<HeldCall> batch = new ArrayList<>();
+		HeldCall call;
 		while (batch.size() < this.batchLength && (call = queue.poll()) != null) {
 			batch.add(call);
 		}
@@ -213,7 +213,7 @@ final class CallBatches {
 	 * @param wait the most to wait for the thread
 	 * @return the fired calls that never reached a gate: the caller hands them back
 	 */
-	List<DurableCall> stop(Duration wait) {
+	List<HeldCall> stop(Duration wait) {
 		this.stopped = true;
 		LockSupport.unpark(this.thread);
 		if (this.thread.isAlive() && this.thread != Thread.currentThread()) {
@@ -227,8 +227,8 @@ final class CallBatches {
 		while (finishBatch()) {
 			// Until the queue is empty.
 		}
-		List<DurableCall> unstarted = new ArrayList<>();
-		DurableCall call;
+		List<HeldCall> unstarted = new ArrayList<>();
+		HeldCall call;
 		while ((call = this.fired.poll()) != null) {
 			this.atGate.remove(call.id());
 			this.inProgress.decrementAndGet();

@@ -3,7 +3,7 @@ package io.github.wheeltimer.durable;
 import java.util.List;
 
 /**
- * One page of durable calls, as {@link DelayedCalls#list} reads them.
+ * One page of durable calls, as {@link DurableCalls#list} reads them.
  *
  * @param calls the calls on this page: waiting and running ones by due time, failed ones newest
  * first

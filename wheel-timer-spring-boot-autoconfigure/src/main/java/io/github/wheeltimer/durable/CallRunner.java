@@ -59,9 +59,6 @@ final class CallRunner implements GateEntry {
 	private static final String ERROR_REFUSED = "the database refused the error's text; it is in the log of the"
 			+ " instance that ran the call";
 
-	/** The durable call running on this thread: what {@link DelayedCalls#currentAttempt()} reads. */
-	private static final ThreadLocal<DurableCall> current = new ThreadLocal<>();
-
 	/** How a run ended. */
 	enum Outcome {
 
@@ -95,7 +92,7 @@ final class CallRunner implements GateEntry {
 
 	private final RowWrites writes;
 
-	private final DurableCounters counters;
+	private final CallCounters counters;
 
 	private final DurableClock clock;
 
@@ -109,7 +106,7 @@ final class CallRunner implements GateEntry {
 	private final CallBatches batches;
 
 	CallRunner(CallRepository calls, DurableMethods methods, HeldCalls held, RowWrites writes,
-			DurableCounters counters, DurableClock clock, UUID instance, Duration lease, Duration horizon) {
+			CallCounters counters, DurableClock clock, UUID instance, Duration lease, Duration horizon) {
 		this.calls = calls;
 		this.methods = methods;
 		this.held = held;
@@ -134,13 +131,13 @@ final class CallRunner implements GateEntry {
 	 * @param wait the most to wait for a statement in progress
 	 */
 	void stop(Duration wait) {
-		for (DurableCall call : this.batches.stop(wait)) {
+		for (HeldCall call : this.batches.stop(wait)) {
 			handBack(call, STOPPED);
 		}
 	}
 
 	@Override
-	public void enter(DurableCall call) {
+	public void enter(HeldCall call) {
 		if (!this.batches.fired(call)) {
 			handBack(call, STOPPED);
 		}
@@ -160,19 +157,13 @@ final class CallRunner implements GateEntry {
 		return this.batches.waiting();
 	}
 
-	/** @return the attempt of the durable call running on this thread, 0 if none */
-	static int currentAttempt() {
-		DurableCall call = current.get();
-		return (call != null) ? call.attempt() : 0;
-	}
-
 	/**
 	 * Puts a claimed call on its wheel; one its timer refuses goes back at once. A call due
 	 * already (a backlog, calls taken over, a run now, a re-queued failed call) has no tick to wait
 	 * for: it joins the next batch of gates, in the backlog until it starts, run at once by its
 	 * timer, which counts it with its timeouts.
 	 */
-	void hold(DurableCall call) {
+	void hold(HeldCall call) {
 		Instant now = this.clock.now();
 		if (!call.due().isAfter(now)) {
 			this.held.enterBacklog(call);
@@ -196,7 +187,7 @@ final class CallRunner implements GateEntry {
 	}
 
 	/** The executor's thread, once the call passed its gate. */
-	void run(DurableCall call) {
+	void run(HeldCall call) {
 		this.held.leftBacklog(call);
 		DelayedCallObserver.CallerContext observer = call.method().observer().none();
 		@Nullable Object[] values;
@@ -219,7 +210,7 @@ final class CallRunner implements GateEntry {
 		try {
 			Object value;
 			LastStep last = new LastStep(call);
-			current.set(call);
+			CurrentAttempt.set(call.attempt());
 			try {
 				value = this.methods.invoker(call.durableMethod()).invoke(call.method().method(), values, last);
 			}
@@ -246,7 +237,7 @@ final class CallRunner implements GateEntry {
 				return;
 			}
 			finally {
-				current.remove();
+				CurrentAttempt.clear();
 			}
 			// Outside the method's own failures: what the ending throws is not the method's.
 			if (value instanceof CompletionStage<?> stage) {
@@ -264,7 +255,7 @@ final class CallRunner implements GateEntry {
 		}
 	}
 
-	private void awaitFuture(DurableCall call, Future<?> future, @Nullable Object[] values, Instant started,
+	private void awaitFuture(HeldCall call, Future<?> future, @Nullable Object[] values, Instant started,
 			DelayedCallObserver.Run run) {
 		try {
 			ended(call, future.get(), null, values, started, run);
@@ -285,10 +276,10 @@ final class CallRunner implements GateEntry {
 	 * a retry's delay on its wheel and comes back; one no longer ours is fenced. A stopping instance
 	 * waits for its kept calls to have been here.
 	 */
-	private void gate(List<DurableCall> batch) {
-		Map<UUID, DurableCall> gating = new LinkedHashMap<>();
-		List<DurableCall> fenced = new ArrayList<>();
-		for (DurableCall call : batch) {
+	private void gate(List<HeldCall> batch) {
+		Map<UUID, HeldCall> gating = new LinkedHashMap<>();
+		List<HeldCall> fenced = new ArrayList<>();
+		for (HeldCall call : batch) {
 			// Off its wheel, and off the backlog once it starts on its executor's thread.
 			this.held.gated(call);
 			if (gating.putIfAbsent(call.id(), call) != null) {
@@ -298,7 +289,7 @@ final class CallRunner implements GateEntry {
 		}
 		try {
 			CallRepository.Gates gates = startAll(gating);
-			for (DurableCall call : gating.values()) {
+			for (HeldCall call : gating.values()) {
 				if (gates == null) {
 					// Its row goes back (or, stopping with the database gone, is left to the lease).
 					call.withdrawn();
@@ -313,12 +304,12 @@ final class CallRunner implements GateEntry {
 				}
 			}
 			this.counters.fenced.add(fenced.size());
-			for (DurableCall call : fenced) {
+			for (HeldCall call : fenced) {
 				call.withdrawn();
 				this.held.leftBacklog(call);
 			}
 			if (gates != null) {
-				for (DurableCall call : gating.values()) {
+				for (HeldCall call : gating.values()) {
 					if (gates.passed().contains(call.id())) {
 						this.held.forgetFuture(call.id());
 						execute(call);
@@ -336,7 +327,7 @@ final class CallRunner implements GateEntry {
 	 * @return what the gates decided; {@code null} if none may start: the rows are handed back
 	 * later or, while stopping with the database not answering, left to the lease
 	 */
-	private CallRepository.@Nullable Gates startAll(Map<UUID, DurableCall> gating) {
+	private CallRepository.@Nullable Gates startAll(Map<UUID, HeldCall> gating) {
 		try {
 			AtomicReference<CallRepository.Gates> answer = new AtomicReference<>();
 			if (!this.writes.run(() -> answer.set(this.calls.start(gating.keySet(), this.instance)))) {
@@ -367,7 +358,7 @@ final class CallRunner implements GateEntry {
 	 * A call whose gate neither passed nor fenced it goes back on its wheel for a retry's delay,
 	 * still in the backlog; one its timer refuses (stopped) goes back to the database.
 	 */
-	private void retry(DurableCall call) {
+	private void retry(HeldCall call) {
 		// This fire ends here; the retry is a new timeout of its wheel.
 		call.withdrawn();
 		RuntimeException refused = this.held.hold(call, this.clock.now(), RETRY_DELAY);
@@ -377,7 +368,7 @@ final class CallRunner implements GateEntry {
 	}
 
 	/** Hands a call that passed its gate to its method's executor; one it refuses goes back. */
-	private void execute(DurableCall call) {
+	private void execute(HeldCall call) {
 		try {
 			call.method().execute(() -> run(call));
 			this.counters.started.increment();
@@ -395,14 +386,14 @@ final class CallRunner implements GateEntry {
 	 * The batches' thread: the rows of calls that ran go, in one statement, and those of failed
 	 * attempts go back to wait for their retries, in another.
 	 */
-	private void finish(List<DurableCall> ended) {
-		List<DurableCall> ran = new ArrayList<>(ended.size());
-		List<DurableCall> failed = new ArrayList<>();
-		for (DurableCall call : ended) {
+	private void finish(List<HeldCall> ended) {
+		List<HeldCall> ran = new ArrayList<>(ended.size());
+		List<HeldCall> failed = new ArrayList<>();
+		for (HeldCall call : ended) {
 			((call.retry() != null) ? failed : ran).add(call);
 		}
 		if (!ran.isEmpty()) {
-			List<UUID> ids = ran.stream().map(DurableCall::id).toList();
+			List<UUID> ids = ran.stream().map(HeldCall::id).toList();
 			this.writes.write(new RowWrites.Write(ran.size() + " durable calls (" + ran.get(0) + "...)", "finished",
 					() -> this.calls.finish(ids), null));
 			this.counters.ran.add(ran.size());
@@ -420,7 +411,7 @@ final class CallRunner implements GateEntry {
 	 */
 	private final class LastStep implements MethodInterceptor {
 
-		private final DurableCall call;
+		private final HeldCall call;
 
 		/** The advice before it let the method start. */
 		private boolean entered;
@@ -428,7 +419,7 @@ final class CallRunner implements GateEntry {
 		/** The row was deleted in the method's transaction, whose end now decides the call's. */
 		private boolean finishedInItsTransaction;
 
-		LastStep(DurableCall call) {
+		LastStep(HeldCall call) {
 			this.call = call;
 		}
 
@@ -479,7 +470,7 @@ final class CallRunner implements GateEntry {
 	 * its {@code @Retryable} retries, the attempt ends and the call waits for the next one.
 	 * @param started when this attempt started
 	 */
-	private void ended(DurableCall call, @Nullable Object value, @Nullable Throwable failure,
+	private void ended(HeldCall call, @Nullable Object value, @Nullable Throwable failure,
 			@Nullable Object[] values, Instant started, DelayedCallObserver.Run run) {
 		run.stop(failure);
 		if (failure == null) {
@@ -525,7 +516,7 @@ final class CallRunner implements GateEntry {
 	 * row's last write, then its durable count, so that a reader who sees the durable count finds
 	 * the row written (unless the write waits for the database) and the run counted.
 	 */
-	private void end(DurableCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure) {
+	private void end(HeldCall call, Outcome outcome, @Nullable String error, @Nullable Throwable failure) {
 		switch (outcome) {
 			case RAN -> {
 				call.ended(DelayedCallOutcome.RAN);
@@ -569,7 +560,7 @@ final class CallRunner implements GateEntry {
 	 * @param now when the attempt ended
 	 * @param after the row's history once it waits for the retry
 	 */
-	private void retryLater(DurableCall call, String error, Instant now, Instant due, Tries after) {
+	private void retryLater(HeldCall call, String error, Instant now, Instant due, Tries after) {
 		call.ended(DelayedCallOutcome.FAILED);
 		this.counters.retried.increment();
 		Instant at = DurableClock.wholeMicros(due);
@@ -585,12 +576,12 @@ final class CallRunner implements GateEntry {
 	 * The batches' thread: the rows of failed attempts go back to wait for their retries, in one
 	 * round trip; then each retry due within the horizon goes on this instance's wheel.
 	 */
-	private void retryAll(List<DurableCall> failed) {
-		List<CallRepository.Retry> retries = failed.stream().map(DurableCall::retry).toList();
+	private void retryAll(List<HeldCall> failed) {
+		List<CallRepository.Retry> retries = failed.stream().map(HeldCall::retry).toList();
 		this.writes.write(new RowWrites.Write(failed.size() + " durable calls (" + failed.get(0) + "...)", "set to retry",
 				() -> waited(failed, this.calls.retryAll(this.instance, retries)), () -> {
 					// The database refused an error's text: each one alone, the refused one without it.
-					for (DurableCall call : failed) {
+					for (HeldCall call : failed) {
 						CallRepository.Retry retry = call.retry();
 						this.writes.write(call.description(), "set to retry",
 								() -> waited(List.of(call), List.of(this.calls.retry(this.instance, retry))),
@@ -605,16 +596,16 @@ final class CallRunner implements GateEntry {
 	 * its row holds the key again, so that a cancel or a new call by that key never takes another
 	 * call's place. A retry left pending keeps its caller's future for the poll that claims it here.
 	 */
-	private void waited(List<DurableCall> failed, List<CallRepository.Retried> retried) {
+	private void waited(List<HeldCall> failed, List<CallRepository.Retried> retried) {
 		for (int i = 0; i < failed.size(); i++) {
-			DurableCall call = failed.get(i);
+			HeldCall call = failed.get(i);
 			CallRepository.Retry retry = call.retry();
 			if (retried.get(i) == CallRepository.Retried.LOST) {
 				// Taken over while it ran (a pause longer than the lease): no longer this attempt's to retry.
 				continue;
 			}
 			String key = (retried.get(i) == CallRepository.Retried.WITH_KEY) ? call.namedKey() : null;
-			DurableCall next = new DurableCall(call.durableMethod(), call.id(), key, call.arguments(), retry.due(),
+			HeldCall next = new HeldCall(call.durableMethod(), call.id(), key, call.arguments(), retry.due(),
 					retry.after(), call.traceParent(), call.result(), this);
 			next.startedKey(call.namedKey());
 			DurableResult result = next.result();
@@ -629,11 +620,11 @@ final class CallRunner implements GateEntry {
 
 	/** The call will not run here after all: its row goes back to pending for any instance. */
 	@Override
-	public void timerStopped(DurableCall call) {
+	public void timerStopped(HeldCall call) {
 		handBack(call, "its timer stopped");
 	}
 
-	void handBack(DurableCall call, String why) {
+	void handBack(HeldCall call, String why) {
 		call.withdrawn();
 		this.held.release(call);
 		logger.debug(call.description() + " handed back to the database: " + why);
@@ -646,7 +637,7 @@ final class CallRunner implements GateEntry {
 	 * @param afterGate whether its gate ran (and failed, or passed for an executor that refused the
 	 * call): the row may be running at this attempt
 	 */
-	private RowWrites.Write handBackWrite(DurableCall call, boolean afterGate) {
+	private RowWrites.Write handBackWrite(HeldCall call, boolean afterGate) {
 		return new RowWrites.Write(call.description(), "handed back", () -> {
 			boolean back = afterGate ? this.calls.handBackAfterGate(call.id(), this.instance, call.attempt())
 					: this.calls.handBack(call.id(), this.instance);

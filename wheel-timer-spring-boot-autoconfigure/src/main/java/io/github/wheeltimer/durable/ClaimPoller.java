@@ -58,15 +58,15 @@ final class ClaimPoller {
 
 	private final RowWrites writes;
 
-	private final DurableReports reports;
+	private final InstancesView reports;
 
-	private final DurableCounters counters;
+	private final CallCounters counters;
 
 	private final DurableClock clock;
 
-	private final DurableLease lease;
+	private final Lease lease;
 
-	private final DurableScheduler scheduler;
+	private final DurableThreads scheduler;
 
 	private final DurableSettings settings;
 
@@ -128,8 +128,8 @@ final class ClaimPoller {
 	private long lastFullPollNanos = System.nanoTime();
 
 	ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
-			HeldCalls held, CallRunner runner, RowWrites writes, DurableReports reports, DurableCounters counters,
-			DurableClock clock, DurableLease lease, DurableScheduler scheduler, DurableSettings settings,
+			HeldCalls held, CallRunner runner, RowWrites writes, InstancesView reports, CallCounters counters,
+			DurableClock clock, Lease lease, DurableThreads scheduler, DurableSettings settings,
 			UUID instance) {
 		this.calls = calls;
 		this.instances = instances;
@@ -290,7 +290,7 @@ final class ClaimPoller {
 				if (!readable(method, row)) {
 					continue;
 				}
-				DurableCall call = new DurableCall(method, row.id(), row.key(), row.arguments(), row.due(),
+				HeldCall call = new HeldCall(method, row.id(), row.key(), row.arguments(), row.due(),
 						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
 				call.lateBecause(lateBecause(row, now));
 				call.startedKey(row.startedKey());

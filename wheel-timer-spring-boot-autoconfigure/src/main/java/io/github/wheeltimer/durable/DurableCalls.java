@@ -2,543 +2,193 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.function.LongConsumer;
-import java.util.stream.Collectors;
 
-import io.github.wheeltimer.HashedWheelTimer;
-import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.annotation.DelayedMethod;
-import io.github.wheeltimer.annotation.DurableScheduling;
-import org.aopalliance.intercept.MethodInvocation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.context.SmartLifecycle;
-import org.springframework.dao.DataAccessException;
-import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
 
 /**
- * This instance's share of the durable calls: the scheduler of
- * {@code @DelayedExecution(durable = true)} methods, and the lifecycle of the parts that keep
- * their promises (see the package's documentation for how a call travels through them). It starts
- * them in order, hands this instance's unstarted calls back when it stops, and answers what
- * monitoring asks.
+ * Finds, lists, reschedules, runs now and cancels durable delayed calls, from any code path and
+ * any instance sharing the database, also after a restart: paying an order created before the
+ * last deploy still cancels its cancellation, and an order page can say when the order cancels
+ * itself.
+ * <pre class="code">
+ * &#64;DelayedExecution(delay = 30, timeUnit = MINUTES, durable = true, key = "#orderId")
+ * public void cancelIfUnpaid(String orderId) { ... }   // id: PaymentTimeouts.cancelIfUnpaid
+ *
+ * &#64;Transactional
+ * public void pay(String orderId) {
+ *     orders.markPaid(orderId);
+ *     durableCalls.cancel("PaymentTimeouts.cancelIfUnpaid", orderId);
+ * }
+ *
+ * public Optional&lt;Instant&gt; cancelsAt(String orderId) {
+ *     return durableCalls.find("PaymentTimeouts.cancelIfUnpaid", orderId).map(StoredCall::due);
+ * }
+ * </pre>
+ * A call is named by its method's durable id ({@code @DelayedExecution(id = ...)}, by default
+ * {@code SimpleClassName.methodName}) and its key (the method's {@code key} expression, compared as
+ * its {@code toString()}), or by its id ({@link StoredCall#id()}), which also names calls made
+ * without a key. Every change joins the caller's Spring transaction on the same
+ * {@code DataSource} (rolled back, nothing changed), and what changes on this instance's wheels
+ * waits for its commit. A call that has started ({@link CallState#RUNNING}) cannot be changed.
  * <p>
- * Threads: {@link #start()}, {@link #stop()} and {@link #destroy()} run on the thread that
- * refreshes or closes the application. The stop first waits for the poll in progress on the poll
- * thread, the only one that claims pending rows: a claim it sent must land before the stop's bulk
- * release, which it would otherwise undo, so that each held call is handed back, and counted,
- * once. It then waits for the calls it keeps (those due within a poll interval) to pass their
- * gates on the gate thread; from the start of the stop its statements, that wait for the poll,
- * the gates and the writes of the calls still running go through one
- * {@link ShutdownBudget}, so that a database gone away cannot hold the stop for longer than
- * {@code wheel-timer.durable.shutdown-timeout}.
+ * Durable calls only: an in-memory call lives on its timer's wheel and is cancelled through the
+ * future its method returned; the {@code wheeltimer} endpoint shows it among a timer's next
+ * timeouts. A bean of the auto-configuration when durable calls are on. Thread-safe. Every method
+ * throws {@code NullPointerException} for a {@code null} argument it does not document as optional.
  */
-public final class DurableCalls implements DurableScheduling, SmartLifecycle, DisposableBean {
+public interface DurableCalls {
 
 	/**
-	 * Stops after the web server's graceful shutdown, so requests still being served can write
-	 * calls, and before the timers' lifecycle ({@code ExecutorConfigurationSupport.DEFAULT_PHASE +
-	 * 1024}), so held calls are handed back before the timers drain.
+	 * Finds the waiting call of a durable method by its key: pending in the database, or claimed
+	 * by an instance's wheel.
+	 * @param methodId the method's durable id
+	 * @param key the key, compared as its {@code toString()} with what the method's key expression gave
+	 * @return the call, or empty if none waits with that key: it ran, it is running, it failed, it
+	 * was cancelled, or it never existed
+	 * @throws IllegalArgumentException if no durable method of this application has that id
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	public static final int PHASE = ExecutorConfigurationSupport.DEFAULT_PHASE + 1536;
-
-	private static final Log logger = LogFactory.getLog(DurableCalls.class);
-
-	/** How long past the last kept call's due time a stopping instance waits for it to start. */
-	private static final Duration DRAIN_SLACK = Duration.ofSeconds(1);
-
-	private final UUID instance = UUID.randomUUID();
-
-	private final CallRepository calls;
-
-	private final DurableSettings settings;
-
-	private final DurableClock clock;
-
-	private final DurableScheduler scheduler;
-
-	private final DatabaseProblems problems = new DatabaseProblems();
-
-	private final DurableCounters counters;
-
-	private final DurableMethods methods;
-
-	private final ArgumentShapes shapes;
-
-	private final HeldCalls held;
-
-	private final DurableLease lease;
-
-	private final RowWrites writes;
-
-	private final DurableClient client;
-
-	private final DurableReports reports;
-
-	private final ClaimPoller poller;
-
-	private final CallRunner runner;
-
-	private volatile boolean running;
-
-	private volatile boolean stopped;
+	Optional<StoredCall> find(String methodId, Object key);
 
 	/**
-	 * Creates this instance's share of the durable calls.
-	 * @param calls where the calls are kept
-	 * @param instances where the instances beat
-	 * @param settings the settings
-	 * @param mapper the JSON mapper for arguments
-	 * @param timers a builder of the application's timers, on their clock (a test's virtual clock
-	 * too): the polls follow it
-	 * @param beanFactory where the beans of durable methods are found when their calls run
-	 */
-	public DurableCalls(CallRepository calls, InstanceRepository instances, DurableSettings settings, JsonMapper mapper,
-			HashedWheelTimer.Builder timers, BeanFactory beanFactory) {
-		this.calls = calls;
-		this.settings = settings;
-		this.scheduler = new DurableScheduler(timers);
-		this.clock = new DurableClock(this.scheduler.ticker());
-		this.counters = new DurableCounters(settings.horizon());
-		this.methods = new DurableMethods(mapper, beanFactory);
-		this.shapes = new ArgumentShapes(this.methods);
-		this.held = new HeldCalls(settings.batchSize());
-		this.lease = new DurableLease(instances, this.scheduler, this.instance, settings, this.problems);
-		this.writes = new RowWrites(this.problems, this.lease::disconnected, settings.shutdownTimeout());
-		CallRunner runner = new CallRunner(calls, this.methods, this.held, this.writes, this.counters, this.clock,
-				this.instance, settings.lease(), settings.horizon());
-		this.runner = runner;
-		this.client = new DurableClient(calls, this.methods, this.shapes, this.held, runner, this.writes, this.counters, this.clock,
-				this.instance, settings.instanceName(), settings.horizon(), () -> this.running);
-		this.reports = new DurableReports(calls, instances, this.methods, this.shapes, settings.lease(), this.instance);
-		this.poller = new ClaimPoller(calls, instances, this.methods, this.shapes, this.held, runner, this.writes,
-				this.reports, this.counters, this.clock, this.lease, this.scheduler, settings, this.instance);
-	}
-
-	@Override
-	public void register(DelayedMethod method, DelayedExecution annotation, String beanName) {
-		this.methods.register(method, annotation, beanName);
-	}
-
-	/** The caller's thread: the row first, then (after its commit) the wheel. */
-	@Override
-	public @Nullable Object schedule(DelayedMethod method, MethodInvocation invocation) {
-		return this.client.schedule(this.methods.of(method), invocation.getArguments());
-	}
-
-	/** @see DelayedCalls#cancel(String, Object) */
-	boolean cancel(String methodId, Object key) {
-		return this.client.cancel(methodId, key);
-	}
-
-	/** @see DelayedCalls#find(String, Object) */
-	@Nullable StoredCall find(String methodId, Object key) {
-		return this.client.find(methodId, key);
-	}
-
-	/**
-	 * Reads one call, in any state.
+	 * Finds a call by its id, in any state.
 	 * @param id the call's id
-	 * @return the call, or {@code null} if there is none: it ran, it was cancelled, or it never
-	 * existed
-	 * @throws DataAccessException if the database cannot be reached
+	 * @return the call, or empty if there is none: it ran, it was cancelled, or it never existed
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	public @Nullable StoredCall find(UUID id) {
-		return this.calls.find(id);
-	}
+	Optional<StoredCall> find(UUID id);
 
 	/**
-	 * Reads a page of calls.
-	 * @param filter which calls
+	 * Reads a page of calls: waiting and running ones by due time, failed ones newest first.
+	 * @param methodId only this method's calls, or {@code null} for all (also of methods this
+	 * instance does not know)
+	 * @param state only calls in this state, or {@code null} for all
 	 * @param page the page, from 0
-	 * @param size the most calls on a page, 1 to {@value #MAX_PAGE}
-	 * @return the page
+	 * @param size the most calls on a page, 1 to 1000
+	 * @return the page, with how many calls match in all
 	 * @throws IllegalArgumentException if the page or its size is out of range
-	 * @throws DataAccessException if the database cannot be reached
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	public CallPage list(CallRepository.Filter filter, int page, int size) {
-		if (page < 0) {
-			throw new IllegalArgumentException("page must be 0 or more, was " + page);
-		}
-		if (size < 1 || size > MAX_PAGE) {
-			throw new IllegalArgumentException("size must be between 1 and " + MAX_PAGE + ", was " + size);
-		}
-		long offset = (long) page * size;
-		if (offset > Integer.MAX_VALUE) {
-			throw new IllegalArgumentException("page " + page + " of " + size + " calls is beyond the last call");
-		}
-		long total = this.calls.count(filter);
-		List<StoredCall> calls = (offset < total) ? this.calls.list(filter, (int) offset, size) : List.of();
-		return new CallPage(calls, page, size, total);
-	}
-
-	/** The most calls a page of {@link #list} holds. */
-	public static final int MAX_PAGE = 1000;
+	CallPage list(@Nullable String methodId, @Nullable CallState state, int page, int size);
 
 	/**
-	 * Moves a waiting call to a new due time (it gets a new id), or puts a failed call back to wait
-	 * for it (as if new: no attempts, no error, its key back). Joins the caller's transaction on the
-	 * database, if there is one.
+	 * Moves the waiting call of a durable method, by its key, to a new due time; its arguments,
+	 * key and trace stay, and it gets a new id (a wheel that holds it at its old time finds it gone).
+	 * @param methodId the method's durable id
+	 * @param key the key
+	 * @param due when it runs, by the application's clock (see {@link #now()}); a time past runs it
+	 * now
+	 * @return the call as this change left it, or empty if none waits with that key
+	 * @throws IllegalArgumentException if no durable method of this application has that id, or
+	 * {@code due} is more than about 292 years away
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
+	 */
+	Optional<StoredCall> reschedule(String methodId, Object key, Instant due);
+
+	/**
+	 * Moves the waiting call of a durable method, by its key, to run after {@code delay} from now,
+	 * by the timers' clock (a test's virtual clock too).
+	 * @param methodId the method's durable id
+	 * @param key the key
+	 * @param delay how long from now
+	 * @return the call as this change left it, or empty if none waits with that key
+	 * @throws IllegalArgumentException if no durable method of this application has that id, or
+	 * the delay is negative
+	 * @see #reschedule(String, Object, Instant)
+	 */
+	default Optional<StoredCall> reschedule(String methodId, Object key, Duration delay) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay must be zero or positive, was " + delay);
+		}
+		return reschedule(methodId, key, now().plus(delay));
+	}
+
+	/**
+	 * Moves a call, by its id, to a new due time: a waiting call as
+	 * {@link #reschedule(String, Object, Instant)} moves it; a failed call waits again, as if new
+	 * (no attempts, no error, its key back).
 	 * @param id the call's id
 	 * @param due when it runs, by the application's clock; a time past runs it now
-	 * @return the call as this change left it (held here and due now, it may be running by the time
-	 * it is read), or {@code null} if it is neither waiting nor failed: it started, ran, or is gone
-	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
-	 * @throws DataAccessException if the database cannot be reached
+	 * @return the call as this change left it, or empty if it is neither waiting nor failed
+	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key:
+	 * cancel that one first
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	public @Nullable StoredCall reschedule(UUID id, Instant due) {
-		StoredCall call = this.calls.find(id);
-		return (call != null) ? this.client.reschedule(call, due) : null;
-	}
-
-	/** @see DelayedCalls#reschedule(String, Object, Instant) */
-	@Nullable StoredCall reschedule(String methodId, Object key, Instant due) {
-		StoredCall call = this.client.find(methodId, key);
-		return (call != null) ? this.client.reschedule(call, due) : null;
-	}
+	Optional<StoredCall> reschedule(UUID id, Instant due);
 
 	/**
-	 * Cancels a waiting call, or deletes a failed one. Joins the caller's transaction on the
-	 * database, if there is one.
-	 * @param id the call's id
-	 * @return the call as it was, or {@code null} if it was neither waiting nor failed: it started,
-	 * ran, or is gone
-	 * @throws DataAccessException if the database cannot be reached
-	 */
-	public @Nullable StoredCall cancel(UUID id) {
-		StoredCall call = this.calls.find(id);
-		return (call != null && this.client.cancel(call)) ? call : null;
-	}
-
-	/**
-	 * Deletes the waiting and failed calls of a method that neither this instance nor any live
-	 * instance knows (a method renamed or removed): they would wait for ever. Joins the caller's
-	 * transaction on the database, if there is one.
+	 * Runs the waiting call of a durable method, by its key, now: at once on this instance
+	 * (counted by the method's timer as any run there), or at the next poll of an instance that
+	 * knows the method when this one does not run.
 	 * @param methodId the method's durable id
-	 * @return how many calls were deleted
-	 * @throws IllegalStateException if this instance or a live one knows the method
-	 * @throws DataAccessException if the database cannot be reached
+	 * @param key the key
+	 * @return the call as this change left it, or empty if none waits with that key
+	 * @throws IllegalArgumentException if no durable method of this application has that id
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	public int deleteCallsOf(String methodId) {
-		return this.client.deleteCallsOf(methodId, this.reports.instances());
-	}
-
-	@Override
-	public void start() {
-		if (this.stopped || this.running) {
-			return;
-		}
-		this.scheduler.start();
-		this.poller.notePredecessors();
-		this.lease.begin(List.copyOf(this.methods.ids()), this.shapes);
-		this.runner.start();
-		this.running = true;
-		this.poller.start();
+	default Optional<StoredCall> runNow(String methodId, Object key) {
+		return reschedule(methodId, key, now());
 	}
 
 	/**
-	 * Hands the calls this instance claimed and has not started back to the database, for the
-	 * other instances (or this application's next start) to run. Those due within a poll interval
-	 * run here first, on their tick, and this waits for them to start: handed back, they would
-	 * wait for another instance's next poll. Under a virtual clock everything goes back at once.
-	 * A poll in progress ends first, so that each call goes back, and is counted, once.
-	 * Once the database is known unreachable, or the shutdown timeout is spent, the rest is left to
-	 * the lease, as after a crash, and one WARN line says so.
+	 * Runs a waiting call now, or a failed one again now, by its id. A failed call run again is
+	 * the same call, not a new one: its method's {@link io.github.wheeltimer.annotation.DelayedMethod#calls()
+	 * calls} stay, and the run counts in its timer's counters and its method's completed or failed
+	 * runs, where it runs.
+	 * @param id the call's id
+	 * @return the call as this change left it, or empty if it is neither waiting nor failed
+	 * @throws IllegalStateException if it failed and a waiting call of its method holds its key
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
+	 * @see #reschedule(UUID, Instant)
 	 */
-	@Override
-	public void stop() {
-		if (!this.running) {
-			return;
-		}
-		this.running = false;
-		this.stopped = true;
-		// What is kept is what falls due within a poll interval of this moment: the wait for the poll
-		// below must not widen it, holding the close for calls that the others could run on time.
-		Instant stopping = this.clock.now();
-		this.poller.stop();
-		ShutdownBudget budget = this.writes.stopping();
-		// Before the drain: a claim the poll in progress sent lands on a wheel, where the drain finds
-		// it, and none lands after the release below, which it would undo (the rows it released are
-		// pending and within the horizon), making this stop hand them back, and count them, twice.
-		// Time on the database, so within the budget: a poll the database holds past it is left
-		// behind, and with it every statement of this stop (the lease then hands the rows on).
-		budget.run(this::awaitPollEnded);
-		// A database known unreachable would refuse their gates: nothing is kept to run here.
-		Instant keepUntil = (this.clock.system() && !this.problems.unreachable())
-				? stopping.plus(this.settings.pollInterval()) : null;
-		Map<String, Integer> byMethod = new TreeMap<>();
-		this.held.drain(keepUntil).forEach((call) -> byMethod.merge(call.method().description(), 1, Integer::sum));
-		boolean interrupted = false;
-		try {
-			// Finishes and failures that waited for the database first: their calls must not run again.
-			this.writes.retryDeferred();
-			int released = handBackAll(budget, keepUntil, Set.of());
-			int ranHere = 0;
-			if (keepUntil != null) {
-				int kept = this.held.stillDraining().size();
-				// Their gates are statements of the budget: a database that does not answer makes them give
-				// up, and the wait ends with them.
-				interrupted = !this.held.awaitDrained(keepUntil.plus(DRAIN_SLACK));
-				// What did not fire in time goes back too, and so do claims that were not held (made while
-				// stopping); calls that fired and wait for an executor thread still run here.
-				this.held.dropUndrained()
-					.forEach((call) -> byMethod.merge(call.method().description(), 1, Integer::sum));
-				Set<UUID> starting = this.held.stillDraining();
-				ranHere = kept - starting.size();
-				// Calls due already when claimed wait for their gate without a wheel: they start here too.
-				Set<UUID> leftClaimed = new HashSet<>(starting);
-				leftClaimed.addAll(this.runner.atGate());
-				released += handBackAll(budget, null, leftClaimed);
-			}
-			if (released > 0) {
-				logger.warn(released + ((released == 1) ? " durable call" : " durable calls")
-						+ " handed back to the database, to run on another instance or at the next start: "
-						+ byMethod.entrySet()
-							.stream()
-							.map((entry) -> entry.getKey() + " x" + entry.getValue())
-							.collect(Collectors.joining(", "))
-						+ ((ranHere > 0) ? "; " + ranHere + " due within the poll interval started here first" : ""));
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Durable calls could not be handed back (" + ex.getMessage() + "); other instances take them"
-					+ " over once this instance's lease (" + this.settings.lease() + ") runs out");
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/** On a thread of the stop's budget, which interrupts it once the budget is spent. */
-	private void awaitPollEnded() {
-		try {
-			this.poller.awaitPollEnded();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	/** @return how many claimed calls went back, within the stop's budget */
-	private int handBackAll(ShutdownBudget budget, @Nullable Instant after, Set<UUID> except) {
-		int[] released = new int[1];
-		budget.run(() -> released[0] = this.calls.handBackAll(this.instance, after, except));
-		this.counters.handedBack.add(released[0]);
-		return released[0];
+	default Optional<StoredCall> runNow(UUID id) {
+		return reschedule(id, now());
 	}
 
 	/**
-	 * After the timers' lifecycle has waited for running calls: stops the heartbeat and leaves the
-	 * instance table. A call still running now is taken over by another instance (at least once).
+	 * Cancels the pending call of a durable method by its key, wherever it waits. In a Spring
+	 * transaction on the same {@code DataSource} the cancel is part of it (rolled back, the call
+	 * stays). A call that has already started cannot be cancelled.
+	 * @param methodId the method's durable id ({@code @DelayedExecution(id = ...)}, by default
+	 * {@code SimpleClassName.methodName})
+	 * @param key the key, compared as its {@code toString()} with what the method's key
+	 * expression gave
+	 * @return {@code true} if a pending call was cancelled; {@code false} if there was none: it
+	 * ran, it is running, it was cancelled already, or it never existed
+	 * @throws IllegalArgumentException if no durable method of this application has that id
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
 	 */
-	@Override
-	public void destroy() {
-		this.stopped = true;
-		this.running = false;
-		this.poller.stop();
-		this.lease.end();
-		this.scheduler.end();
-		ShutdownBudget budget = this.writes.stopping();
-		try {
-			// The rows of calls that ran go first: they must not run again.
-			this.runner.stop(this.settings.shutdownTimeout());
-			this.writes.retryDeferred();
-			this.writes.run(() -> this.lease.leave());
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Durable calls could not leave the instance table: " + ex.getMessage());
-		}
-		finally {
-			budget.close();
-		}
-		String skipped = budget.skipped();
-		if (skipped != null) {
-			logger.warn("Durable calls stopped without finishing their writes to the database, as " + skipped
-					+ ". The calls this instance held stay claimed by it until its lease ("
-					+ this.settings.lease() + ") runs out; then another instance, or the next start, takes them"
-					+ " over (a call that ran and whose end could not be written runs again: at least once)");
-		}
-	}
-
-	@Override
-	public boolean isRunning() {
-		return this.running;
-	}
-
-	@Override
-	public int getPhase() {
-		return PHASE;
-	}
+	boolean cancel(String methodId, Object key);
 
 	/**
-	 * Returns the application's time as durable calls see it: the timers' clock (a test's virtual
-	 * clock too) as an instant.
+	 * Cancels a waiting call, or deletes a failed one, by its id.
+	 * @param id the call's id
+	 * @return the call as it was, or empty if it was neither waiting nor failed: it is running, it
+	 * ran, or it is gone
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
+	 */
+	Optional<StoredCall> cancel(UUID id);
+
+	/**
+	 * Returns the application's time as durable calls see it: the timers' clock (a test's
+	 * virtual clock too). Due times are on this clock.
 	 * @return the current time
 	 */
-	public Instant now() {
-		return this.clock.now();
-	}
+	Instant now();
 
 	/**
-	 * Says whether a poll is in progress, or calls wait for the batch of their start gate or of
-	 * their finish: what {@code @VirtualWheelTime}'s clock waits for, besides the calls running on
-	 * executors.
-	 * @return {@code null} if idle, else what is in progress
+	 * Returns which attempt the durable call running on the current thread is: {@code 1} the
+	 * first time, more for each run before it, on any instance: a {@code @Retryable} retry, a run
+	 * again because the instance running it died (durable calls run at least once), a run before
+	 * an operator re-queued it. Call it inside the durable method.
+	 * @return the attempt, or {@code 0} when the current thread is not running a durable call
 	 */
-	public @Nullable String busy() {
-		String polling = this.poller.busy();
-		return (polling != null) ? polling : this.runner.busy();
+	static int currentAttempt() {
+		return CurrentAttempt.get();
 	}
-
-	/**
-	 * Records the lateness of each durable call that starts, in nanoseconds.
-	 * @param recorder the recorder, such as a Micrometer timer's
-	 */
-	public void setLatenessRecorder(LongConsumer recorder) {
-		this.counters.recordLatenessWith(recorder);
-	}
-
-	/**
-	 * Returns whether the database is known to be unreachable now, as the last poll, heartbeat or
-	 * call found it: a reader can answer at once instead of waiting for a connection.
-	 * @return {@code true} during an outage
-	 */
-	public boolean unreachable() {
-		return this.problems.unreachable();
-	}
-
-	/**
-	 * Says what is wrong with the database, as the last poll, heartbeat or call found it.
-	 * @return the problem, or {@code null} if the database answers as it should
-	 */
-	public @Nullable String problem() {
-		return this.problems.describe();
-	}
-
-	/**
-	 * Returns this instance's id in the instance table, new at each start.
-	 * @return the id
-	 */
-	public UUID instance() {
-		return this.instance;
-	}
-
-	/**
-	 * Returns a durable method this instance knows, by its id.
-	 * @param methodId the method's durable id
-	 * @return the method, or {@code null} if this instance does not know it
-	 */
-	public @Nullable DelayedMethod method(String methodId) {
-		DurableMethod method = this.methods.find(methodId);
-		return (method != null) ? method.method() : null;
-	}
-
-	/**
-	 * Returns the durable method ids this instance knows.
-	 * @return the ids, sorted
-	 */
-	public Set<String> methodIds() {
-		return this.methods.ids();
-	}
-
-	/**
-	 * Returns how many calls this instance holds on its wheels.
-	 * @return the held calls
-	 */
-	public int held() {
-		return this.held.size();
-	}
-
-	/**
-	 * Returns how many pending calls wait for an instance that is not running, as this instance's
-	 * polls last counted them (no statement of its own): calls of methods no live instance knows,
-	 * counted once a minute, and calls written by a version of the application whose arguments no
-	 * live instance can read, counted after each poll's claims while some wait or what this instance
-	 * cannot read changed, else once a minute.
-	 * @return the counts, both 0 until the first clean-up, at the first poll
-	 */
-	public StrandedCalls waiting() {
-		return this.poller.waiting();
-	}
-
-
-	/**
-	 * Returns this instance's argument shape of a durable method: the digest of what reading its
-	 * calls' arguments takes, which each call it writes records, so that versions of the
-	 * application that differ here leave each other's calls to each other.
-	 * @param methodId the method's durable id
-	 * @return the shape, 16 hexadecimal digits, or {@code null} if this instance does not know the method
-	 */
-	public @Nullable String shape(String methodId) {
-		DurableMethod method = this.methods.find(methodId);
-		return (method != null) ? method.shape() : null;
-	}
-
-	/**
-	 * Returns this instance's counts since it started.
-	 * @return the counts
-	 */
-	public CallCounts counts() {
-		return this.counters.snapshot();
-	}
-
-	/**
-	 * Reads the database's view for operators: calls by state, the instances, failed calls and
-	 * calls of methods no live instance knows.
-	 * @param failedLimit how many failed calls to list, newest first
-	 * @return the view
-	 * @throws DataAccessException if the database cannot be reached
-	 */
-	public DurableCallsReport report(int failedLimit) {
-		return this.reports.report(failedLimit);
-	}
-
-	/**
-	 * Reads the newest failed calls, with their keys and errors.
-	 * @param methodId only this method id's, or {@code null} for all
-	 * @param limit how many at most
-	 * @return the calls, newest first
-	 * @throws DataAccessException if the database cannot be reached
-	 */
-	public List<FailedCall> failedCalls(@Nullable String methodId, int limit) {
-		return this.reports.failed(methodId, limit);
-	}
-
-	/**
-	 * Counts failed calls.
-	 * @param methodId only this method id's, or {@code null} for all
-	 * @return how many failed calls the database keeps
-	 * @throws DataAccessException if the database cannot be reached
-	 */
-	public long countFailed(@Nullable String methodId) {
-		return this.reports.countFailed(methodId);
-	}
-
-	/**
-	 * Puts failed calls back to pending, due now, for any instance to run again (an operator
-	 * fixed the cause). Joins the caller's transaction on the database, if there is one. A call
-	 * that had a key gets it back, unless a pending call holds it now: then it stays failed.
-	 * @param methodId only the failed calls of this method id, or {@code null} for all
-	 * @return how many calls were re-queued, and those left failed for their key
-	 * @throws DataAccessException if the database cannot be reached
-	 */
-	public Requeued requeueFailed(@Nullable String methodId) {
-		return this.client.requeueFailed(methodId);
-	}
-
-
 
 }

@@ -19,11 +19,11 @@ final class DurableMethod {
 
 	private final @Nullable Expression key;
 
-	private final DurableArguments arguments;
+	private final ArgumentCodec arguments;
 
 	private final String beanName;
 
-	DurableMethod(DelayedMethod method, String id, @Nullable Expression key, DurableArguments arguments,
+	DurableMethod(DelayedMethod method, String id, @Nullable Expression key, ArgumentCodec arguments,
 			String beanName) {
 		this.method = method;
 		this.id = id;
@@ -45,7 +45,7 @@ final class DurableMethod {
 		return this.beanName;
 	}
 
-	DurableArguments arguments() {
+	ArgumentCodec arguments() {
 		return this.arguments;
 	}
 

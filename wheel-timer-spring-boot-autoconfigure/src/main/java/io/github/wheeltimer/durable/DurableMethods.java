@@ -47,7 +47,7 @@ final class DurableMethods {
 	private final Map<String, RunPath> invokers = new ConcurrentHashMap<>();
 
 	DurableMethods(JsonMapper mapper, BeanFactory beanFactory) {
-		this.mapper = DurableArguments.mapperFor(mapper);
+		this.mapper = ArgumentCodec.mapperFor(mapper);
 		this.beanFactory = beanFactory;
 	}
 
@@ -103,9 +103,9 @@ final class DurableMethods {
 		return key;
 	}
 
-	private DurableArguments arguments(DelayedMethod method) {
+	private ArgumentCodec arguments(DelayedMethod method) {
 		try {
-			return new DurableArguments(this.mapper, method.method());
+			return new ArgumentCodec(this.mapper, method.method());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("durable calls store their arguments as JSON, and its " + ex.getMessage(),

@@ -1,7 +1,7 @@
 package io.github.wheeltimer.durable;
 
 /**
- * Where a held call goes when its timer fires it: its gate. A {@link DurableCall} knows only this,
+ * Where a held call goes when its timer fires it: its gate. A {@link HeldCall} knows only this,
  * so that its run travels one way, from the wheel to the gate, and never back into what held it.
  */
 interface GateEntry {
@@ -10,9 +10,9 @@ interface GateEntry {
 	 * The call fell due: it waits for the batch that gates it. On the timer's worker, or on the
 	 * thread that holds a call due already.
 	 */
-	void enter(DurableCall call);
+	void enter(HeldCall call);
 
 	/** The timer stopped with the call still on it: its row goes back to the database. */
-	void timerStopped(DurableCall call);
+	void timerStopped(HeldCall call);
 
 }

@@ -72,7 +72,7 @@ final class HeldCalls {
 	 * Puts a claimed call on its method's wheel, to fire on the tick of its due time.
 	 * @return {@code null}, or why the timer refused it: the caller then hands its row back
 	 */
-	@Nullable RuntimeException hold(DurableCall call, Instant now) {
+	@Nullable RuntimeException hold(HeldCall call, Instant now) {
 		return hold(call, now, Duration.ZERO);
 	}
 
@@ -81,7 +81,7 @@ final class HeldCalls {
 	 * {@code atLeast} if that is later (a gate to try again).
 	 * @return {@code null}, or why the timer refused it: the caller then hands its row back
 	 */
-	@Nullable RuntimeException hold(DurableCall call, Instant now, Duration atLeast) {
+	@Nullable RuntimeException hold(HeldCall call, Instant now, Duration atLeast) {
 		long delayNanos = Math.max(atLeast.toNanos(), Duration.between(now, call.due()).toNanos());
 		if (delayNanos == 0) {
 			// Before the wheel: a call that fires and starts at once leaves the backlog once, either way.
@@ -95,7 +95,7 @@ final class HeldCalls {
 			return refused;
 		}
 		Timeout previous = this.held.put(call.id(), timeout);
-		if (previous != null && previous.task() instanceof DurableCall stale && stale != call && previous.cancel()) {
+		if (previous != null && previous.task() instanceof HeldCall stale && stale != call && previous.cancel()) {
 			// Claimed again while an older claim of the same row was still on the wheel (this instance
 			// took itself over after a pause): the older one would fail its gate anyway.
 			leftBacklog(stale);
@@ -112,7 +112,7 @@ final class HeldCalls {
 	}
 
 	/** A call due already goes to its gate without a wheel: it counts in the backlog until it starts. */
-	void enterBacklog(DurableCall call) {
+	void enterBacklog(HeldCall call) {
 		call.enterBacklog();
 		this.backlog.incrementAndGet();
 	}
@@ -127,15 +127,15 @@ final class HeldCalls {
 	 * never a newer one made with the same key in between.
 	 * @return the call, if this took it off; the caller hands its row back if it is somehow there
 	 */
-	@Nullable DurableCall drop(String methodId, String key, UUID id) {
+	@Nullable HeldCall drop(String methodId, String key, UUID id) {
 		this.byKey.remove(keyOf(methodId, key), id);
 		return drop(id);
 	}
 
 	/** @return the call with that id, if this took it off its wheel */
-	@Nullable DurableCall drop(UUID id) {
+	@Nullable HeldCall drop(UUID id) {
 		Timeout timeout = this.held.get(id);
-		if (timeout != null && timeout.task() instanceof DurableCall call && timeout.cancel()) {
+		if (timeout != null && timeout.task() instanceof HeldCall call && timeout.cancel()) {
 			release(call);
 			return call;
 		}
@@ -143,13 +143,13 @@ final class HeldCalls {
 	}
 
 	/** Forgets a held call that will not start here: it goes back, or was cancelled. */
-	void release(DurableCall call) {
+	void release(HeldCall call) {
 		forget(call);
 		drained(call.id());
 	}
 
 	/** Forgets a held call: it goes back, or will not start here. */
-	void forget(DurableCall call) {
+	void forget(HeldCall call) {
 		gated(call);
 		leftBacklog(call);
 	}
@@ -159,7 +159,7 @@ final class HeldCalls {
 	 * its executor's thread or will not start here ({@link #leftBacklog}): a batch that passed its
 	 * gates but waits for busy executors still holds a poll back.
 	 */
-	void gated(DurableCall call) {
+	void gated(HeldCall call) {
 		this.held.computeIfPresent(call.id(), (id, timeout) -> (timeout.task() == call) ? null : timeout);
 		String key = call.key();
 		if (key != null) {
@@ -168,7 +168,7 @@ final class HeldCalls {
 	}
 
 	/** The call started on its executor's thread, or will not start here: it leaves the backlog, once. */
-	void leftBacklog(DurableCall call) {
+	void leftBacklog(HeldCall call) {
 		if (call.leaveBacklog()) {
 			this.backlog.decrementAndGet();
 			refillIfHalfGone();
@@ -223,12 +223,12 @@ final class HeldCalls {
 	 * @param keepUntil the last due time kept, or {@code null} to keep none
 	 * @return the calls taken off, whose rows go back
 	 */
-	List<DurableCall> drain(@Nullable Instant keepUntil) {
+	List<HeldCall> drain(@Nullable Instant keepUntil) {
 		Set<UUID> kept = ConcurrentHashMap.newKeySet();
 		this.draining = kept;
-		List<DurableCall> off = new ArrayList<>();
+		List<HeldCall> off = new ArrayList<>();
 		for (Timeout timeout : new ArrayList<>(this.held.values())) {
-			if (!(timeout.task() instanceof DurableCall call)) {
+			if (!(timeout.task() instanceof HeldCall call)) {
 				continue;
 			}
 			if (keepUntil != null && !call.due().isAfter(keepUntil)) {
@@ -276,10 +276,10 @@ final class HeldCalls {
 	 * Ends the wait for the kept calls: those still on their wheels are taken off.
 	 * @return the calls taken off, whose rows go back
 	 */
-	List<DurableCall> dropUndrained() {
-		List<DurableCall> off = new ArrayList<>();
+	List<HeldCall> dropUndrained() {
+		List<HeldCall> off = new ArrayList<>();
 		for (UUID id : stillDraining()) {
-			DurableCall call = drop(id);
+			HeldCall call = drop(id);
 			if (call != null) {
 				off.add(call);
 			}

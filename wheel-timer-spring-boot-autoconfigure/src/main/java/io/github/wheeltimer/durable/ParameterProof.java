@@ -59,7 +59,7 @@ import org.springframework.util.ClassUtils;
  * {@code @JsonValue} or a serializer of their own) is taken as it is.
  * <p>
  * Used only by the thread that registers the method, at startup, inside the
- * {@link DurableArguments} constructor, and thrown away once the method is registered: it is not
+ * {@link ArgumentCodec} constructor, and thrown away once the method is registered: it is not
  * thread-safe, and need not be.
  */
 final class ParameterProof {
@@ -78,7 +78,7 @@ final class ParameterProof {
 	/**
 	 * What reading the types takes, one line per type met: a bean's properties as its deserializer
 	 * knows them, an enum's constants. Sorted, so that the same code gives the same lines on every
-	 * JVM: the {@linkplain DurableArguments#shape() shape} is their digest.
+	 * JVM: the {@linkplain ArgumentCodec#shape() shape} is their digest.
 	 */
 	private final Set<String> shape = new TreeSet<>();
 

@@ -39,7 +39,7 @@ final class ShutdownBudget {
 	private final DatabaseProblems problems;
 
 	private final ExecutorService statements = Executors
-		.newCachedThreadPool(DurableScheduler.daemon("wheel-timer-durable-shutdown"));
+		.newCachedThreadPool(DurableThreads.daemon("wheel-timer-durable-shutdown"));
 
 	/** Statements in flight; guarded by this. */
 	private int inFlight;

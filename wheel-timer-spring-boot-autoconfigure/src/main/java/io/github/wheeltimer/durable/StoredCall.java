@@ -6,7 +6,7 @@ import java.util.UUID;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A durable call as its row holds it, read through {@link DelayedCalls}: what an application shows
+ * A durable call as its row holds it, read through {@link DurableCalls}: what an application shows
  * its users ("this order cancels itself at 18:25") and what an operator needs to decide what to do
  * with a call.
  *

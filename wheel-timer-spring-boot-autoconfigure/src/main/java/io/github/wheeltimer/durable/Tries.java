@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a durable call's row says of its runs before the next one: the history that
- * {@link DelayedCalls#currentAttempt()} and {@code @Retryable} read.
+ * {@link DurableCalls#currentAttempt()} and {@code @Retryable} read.
  *
  * @param attempts how many times it started, ever (an operator's re-queue keeps them)
  * @param failures how many of those runs failed; a start beyond them was cut short by a lapsed

@@ -1,7 +1,7 @@
 /**
  * Durable delayed calls: {@code @DelayedExecution(durable = true)} calls kept in the
  * application's database, shared by the instances on it, precise to the tick.
- * {@link io.github.wheeltimer.durable.DelayedCalls} is what application code uses.
+ * {@link io.github.wheeltimer.durable.DurableCalls} is what application code uses.
  *
  * <h2>Words</h2>
  * The code uses these words for these acts, and no others.
@@ -27,10 +27,10 @@
  * Each class has one owner and says in its own comment which threads touch it and why the
  * order is right.
  * <ul>
- * <li>{@link io.github.wheeltimer.durable.DurableCalls}: the lifecycle (start, stop with its
+ * <li>{@link io.github.wheeltimer.durable.DurableEngine}: the lifecycle (start, stop with its
  * drain and hand-back, destroy) and the scheduler the annotation package hands durable calls to;
  * it builds and wires the parts below and answers monitoring.</li>
- * <li>{@code DurableClient}, callers' threads: writes a call's row (replacing the pending call of
+ * <li>{@code CallWriter}, callers' threads: writes a call's row (replacing the pending call of
  * its key), cancels, re-queues, and waits for the caller's transaction to commit before it
  * changes anything in memory.</li>
  * <li>{@code HeldCalls}, memory only: the calls on this instance's wheels, by id and by key, the
@@ -43,11 +43,11 @@
  * least once a tick. A run reaches its method through {@code RunPath}: the bean's own advice
  * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
  * the innermost step, inside the method's transaction.</li>
- * <li>{@code DurableLease}, the heartbeat thread: the instance's heartbeat and what it knows of its
- * own connection; {@code DurableScheduler} arms the polls on the application's clock and the beats
+ * <li>{@code Lease}, the heartbeat thread: the instance's heartbeat and what it knows of its
+ * own connection; {@code DurableThreads} arms the polls on the application's clock and the beats
  * on real time, each on a thread of its own.</li>
  * <li>{@code RowWrites} (writes that wait for the database, the stop's time budget),
- * {@code DatabaseProblems} (each problem said once), {@code DurableCounters},
+ * {@code DatabaseProblems} (each problem said once), {@code CallCounters},
  * {@code DurableClock}, {@code DurableMethods} (ids, keys, argument codecs).</li>
  * </ul>
  *

@@ -9,7 +9,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The beans the starter registers are named in its own namespace ({@code wheelTimer...}), so that
  * an application's own beans, named after its own classes, never collide with them: an
- * application with a class {@code DurableCalls} of its own starts.
+ * application with a class {@code DurableEngine} of its own starts.
  */
 class BeanNamesTests {
 
@@ -44,13 +44,13 @@ class BeanNamesTests {
 	@Test
 	void userBeansNamedLikeEachOfTheStartersTypesStartCleanly() {
 		Set<String> names = beanNamesOfTheStartersTypes();
-		assertThat(names).contains("durableCalls", "delayedCalls", "configuredTimers", "delayedMethodRegistry",
+		assertThat(names).contains("durableCalls", "durableEngine", "defaultDurableCalls", "configuredTimers", "delayedMethodRegistry",
 				"delayedCallObserver", "durableSchemaInitializer", "delayedExecutionBeanPostProcessor");
 		UserBeans.names = names;
 		try (ConfigurableApplicationContext context = start()) {
 			assertThat(context.getBeansOfType(UserBean.class)).containsOnlyKeys(names);
-			DelayedCalls delayedCalls = context.getBean(DelayedCalls.class);
-			assertThat(delayedCalls.cancel("Shop.cancelIfUnpaid", "o-1")).isFalse();
+			DurableCalls durableCalls = context.getBean(DurableCalls.class);
+			assertThat(durableCalls.cancel("Shop.cancelIfUnpaid", "o-1")).isFalse();
 		}
 	}
 
@@ -61,7 +61,7 @@ class BeanNamesTests {
 			List<String> ours = Arrays.stream(context.getBeanFactory().getBeanDefinitionNames())
 				.filter((name) -> definedByTheStarter(context.getBeanFactory().getBeanDefinition(name)))
 				.toList();
-			assertThat(ours).contains(DOCUMENTED, "wheelTimerDurableCalls", "wheelTimerDelayedCalls",
+			assertThat(ours).contains(DOCUMENTED, "wheelTimerDurableCalls", "wheelTimerDurableEngine",
 					"wheelTimerEndpoint");
 			assertThat(ours).allSatisfy((name) -> assertThat(name).startsWith(DOCUMENTED));
 		}

@@ -4,7 +4,7 @@ import java.util.UUID;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
 /**
  * A bad timer property gives Spring Boot's "APPLICATION FAILED TO START" report naming the
  * property, whatever bean needs a timer first: the durable calls' poll timer (a bean that takes
- * {@code DelayedCalls}) or a timer of the application's own built from the builder bean.
+ * {@code DurableCalls}) or a timer of the application's own built from the builder bean.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class InvalidPropertyReportTests {
@@ -76,8 +76,8 @@ class InvalidPropertyReportTests {
 		}
 
 		@Bean
-		Payments payments(DelayedCalls delayedCalls) {
-			return new Payments(delayedCalls);
+		Payments payments(DurableCalls durableCalls) {
+			return new Payments(durableCalls);
 		}
 
 	}
@@ -93,7 +93,7 @@ class InvalidPropertyReportTests {
 	/** A service created before any timer bean: it takes what the durable calls need. */
 	static class Payments {
 
-		Payments(DelayedCalls delayedCalls) {
+		Payments(DurableCalls durableCalls) {
 		}
 
 	}

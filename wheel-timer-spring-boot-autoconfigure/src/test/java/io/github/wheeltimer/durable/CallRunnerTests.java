@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The run path of a held call ({@link CallRunner}): gate, invoke, finish or fail, through a whole
- * {@link DurableCalls} on fake repositories and virtual time.
+ * {@link DurableEngine} on fake repositories and virtual time.
  */
 class CallRunnerTests {
 
@@ -103,7 +103,7 @@ class CallRunnerTests {
 		this.harness.call("cancelIfUnpaid", "o-1");
 		this.harness.advance(DELAY);
 		assertThat(this.harness.runs()).extracting(Run::attempt).containsExactly(1);
-		assertThat(DelayedCalls.currentAttempt()).isZero();
+		assertThat(DurableCalls.currentAttempt()).isZero();
 	}
 
 	@Test
@@ -148,7 +148,7 @@ class CallRunnerTests {
 		this.harness.start();
 		this.harness.call("cancelIfUnpaid", "o-4");
 		this.harness.advance(DELAY.minus(TICK));
-		assertThat(new DelayedCalls(this.harness.durable).cancel(DurableHarness.id("cancelIfUnpaid"), "o-4")).isTrue();
+		assertThat(new DefaultDurableCalls(this.harness.durable).cancel(DurableHarness.id("cancelIfUnpaid"), "o-4")).isTrue();
 		assertThat(this.harness.calls.rows()).isEmpty();
 		assertThat(this.harness.durable.held()).as("taken off the wheel at once").isZero();
 		this.harness.advance(DELAY.multipliedBy(2));

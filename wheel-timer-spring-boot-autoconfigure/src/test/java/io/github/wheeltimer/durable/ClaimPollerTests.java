@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * This instance's polls ({@link ClaimPoller}): claims within the horizon, batches and the
- * backlog, outages, take-overs, through a whole {@link DurableCalls} on fake repositories and
+ * backlog, outages, take-overs, through a whole {@link DurableEngine} on fake repositories and
  * virtual time.
  */
 @ExtendWith(OutputCaptureExtension.class)

@@ -310,7 +310,7 @@ final class Cluster implements AutoCloseable {
 			}
 		}
 
-		/** @return this instance's {@code DurableCalls.counts()}, by component name */
+		/** @return this instance's {@code DurableEngine.counts()}, by component name */
 		Map<String, Long> counts() {
 			Map<String, Long> counts = new LinkedHashMap<>();
 			json("counts").properties().forEach((entry) -> counts.put(entry.getKey(), entry.getValue().asLong()));
@@ -327,7 +327,7 @@ final class Cluster implements AutoCloseable {
 			return json("health").get("details");
 		}
 
-		/** @return its {@code DurableCalls.report(50)}, as JSON */
+		/** @return its {@code DurableEngine.report(50)}, as JSON */
 		JsonNode report() {
 			return json("report");
 		}

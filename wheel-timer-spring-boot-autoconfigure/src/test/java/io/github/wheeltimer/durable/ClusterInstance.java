@@ -86,11 +86,11 @@ import org.springframework.transaction.annotation.Transactional;
  * options below: calls the method for each key, with {@code Instant.now()} as the time of the call;
  * answers the keys accepted and, for each call that threw, its key and exception;
  * <li>{@code cancel methodId=cluster.far prefix=k- count=n} and the pacing options: cancels each
- * key through {@link DelayedCalls}; answers the keys whose cancel returned {@code true};
+ * key through {@link DurableCalls}; answers the keys whose cancel returned {@code true};
  * <li>pacing: {@code from=0 step=1} which indexes, {@code offset=0 pace=0} item {@code i} at
  * {@code offset + i * pace} ms after the command arrives, plus a random {@code jitter=a..b} ms
  * ({@code seed=}), on {@code threads=1} threads;
- * <li>{@code counts}, {@code report}, {@code health}, {@code held}: what {@link DurableCalls} and
+ * <li>{@code counts}, {@code report}, {@code health}, {@code held}: what {@link DurableEngine} and
  * the health indicator say;
  * <li>{@code cut}, {@code restore}: cuts the database off, and back;
  * <li>{@code stop}: closes the application (a graceful shutdown), answers, and exits with 0.
@@ -140,7 +140,7 @@ public class ClusterInstance {
 		}
 
 		void serve() throws IOException {
-			DurableCalls calls = this.context.getBean(DurableCalls.class);
+			DurableEngine calls = this.context.getBean(DurableEngine.class);
 			Map<String, Object> ready = new LinkedHashMap<>();
 			ready.put("instance", calls.instance().toString());
 			ready.put("pid", ProcessHandle.current().pid());
@@ -202,7 +202,7 @@ public class ClusterInstance {
 		}
 
 		private String run(String verb, Map<String, String> options) throws Exception {
-			DurableCalls calls = this.context.getBean(DurableCalls.class);
+			DurableEngine calls = this.context.getBean(DurableEngine.class);
 			switch (verb) {
 				case "schedule":
 					return json.writeValueAsString(schedule(options));
@@ -241,7 +241,7 @@ public class ClusterInstance {
 		}
 
 		/** Every component of the counts, by name: the test reads those it knows. */
-		private static Map<String, Object> counts(DurableCalls calls) throws ReflectiveOperationException {
+		private static Map<String, Object> counts(DurableEngine calls) throws ReflectiveOperationException {
 			CallCounts counts = calls.counts();
 			Map<String, Object> values = new LinkedHashMap<>();
 			for (RecordComponent component : CallCounts.class.getRecordComponents()) {
@@ -295,14 +295,14 @@ public class ClusterInstance {
 		}
 
 		private Map<String, Object> cancel(Map<String, String> options) throws Exception {
-			DelayedCalls delayedCalls = this.context.getBean(DelayedCalls.class);
+			DurableCalls durableCalls = this.context.getBean(DurableCalls.class);
 			String methodId = options.get("methodId");
 			List<String> cancelled = Collections.synchronizedList(new ArrayList<>());
 			List<String> notCancelled = Collections.synchronizedList(new ArrayList<>());
 			List<String> errors = Collections.synchronizedList(new ArrayList<>());
 			pace(options, (key) -> {
 				try {
-					(delayedCalls.cancel(methodId, key) ? cancelled : notCancelled).add(key);
+					(durableCalls.cancel(methodId, key) ? cancelled : notCancelled).add(key);
 				}
 				catch (RuntimeException ex) {
 					errors.add(key + ": " + ex);
@@ -444,7 +444,7 @@ public class ClusterInstance {
 
 		void record(String key, int version, Instant calledAt) {
 			this.jdbc.update("INSERT INTO cluster_run (call_key, version, instance, attempt, called_at, ran_at)"
-					+ " VALUES (?, ?, ?, ?, ?, ?)", key, version, this.instance, DelayedCalls.currentAttempt(),
+					+ " VALUES (?, ?, ?, ?, ?, ?)", key, version, this.instance, DurableCalls.currentAttempt(),
 					TestDatabases.micros(calledAt), TestDatabases.micros(Instant.now()));
 		}
 
@@ -480,7 +480,7 @@ public class ClusterInstance {
 		@Transactional
 		public void slow(String key, int version, Instant calledAt) {
 			this.recorder.record(key, version, calledAt);
-			if (DelayedCalls.currentAttempt() == 1) {
+			if (DurableCalls.currentAttempt() == 1) {
 				try {
 					Thread.sleep(this.slowSleep.toMillis());
 				}

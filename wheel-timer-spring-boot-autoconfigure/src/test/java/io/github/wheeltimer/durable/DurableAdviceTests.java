@@ -68,7 +68,7 @@ class DurableAdviceTests {
 			assertThat(shipments.runs()).singleElement().asString().isEqualTo("order-1 x3 in a transaction");
 			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
 			// The run did not go through the delaying advice: one call accepted, one started, nothing rescheduled.
-			CallCounts counts = context.getBean(DurableCalls.class).counts();
+			CallCounts counts = context.getBean(DurableEngine.class).counts();
 			assertThat(counts.scheduled()).isEqualTo(1);
 			assertThat(counts.started()).isEqualTo(1);
 			assertThat(counts.ran()).isEqualTo(1);
@@ -83,7 +83,7 @@ class DurableAdviceTests {
 			CompletableFuture<String> picked = warehouse.pick("order-2");
 			assertThat(warehouse.attempts()).as("nothing at call time").isEmpty();
 			assertThat(picked.get(10, TimeUnit.SECONDS)).isEqualTo("picked order-2 at attempt 3");
-			DurableCalls calls = context.getBean(DurableCalls.class);
+			DurableEngine calls = context.getBean(DurableEngine.class);
 			// Counted once its row is gone: its delete joins the next batch, within a tick.
 			await().atMost(Duration.ofSeconds(5)).until(() -> calls.counts().ran() == 1);
 			CallCounts counts = calls.counts();

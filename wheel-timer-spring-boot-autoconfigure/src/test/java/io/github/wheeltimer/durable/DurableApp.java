@@ -119,7 +119,7 @@ public class DurableApp {
 		@DelayedExecution(delay = 200, durable = true)
 		@Transactional
 		public void slow(String callId) throws InterruptedException {
-			int attempt = DelayedCalls.currentAttempt();
+			int attempt = DurableCalls.currentAttempt();
 			record(callId + "#" + attempt, "slow", null);
 			if (attempt == 1) {
 				firstAttemptMayEnd.await(20, TimeUnit.SECONDS);
@@ -144,7 +144,7 @@ public class DurableApp {
 		@DelayedExecution(delay = 200, durable = true, id = "orders.flaky", key = "#orderId")
 		@Retryable(maxRetries = 3, delayString = "${test.retry-delay:300ms}", excludes = IllegalArgumentException.class)
 		public void flaky(String orderId, int succeedsAt) {
-			int attempt = DelayedCalls.currentAttempt();
+			int attempt = DurableCalls.currentAttempt();
 			record(orderId + "#" + attempt, "flaky", null);
 			if (succeedsAt < 0) {
 				throw new IllegalArgumentException("never for " + orderId);
@@ -164,7 +164,7 @@ public class DurableApp {
 		@DelayedExecution(delay = 200, durable = true, id = "orders.failsSlowly", key = "#orderId")
 		@Retryable(maxRetries = 2, delay = 300)
 		public void failsSlowly(String orderId, String tag) throws InterruptedException {
-			int attempt = DelayedCalls.currentAttempt();
+			int attempt = DurableCalls.currentAttempt();
 			record(tag + "#" + attempt, "failsSlowly", null);
 			if (tag.equals("old") && attempt == 1) {
 				firstFailureMayEnd.await(20, TimeUnit.SECONDS);
@@ -180,7 +180,7 @@ public class DurableApp {
 		private void record(String callId, String method, Instant calledAt) {
 			this.jdbc.update("INSERT INTO test_run (call_id, method, called_at, ran_at, attempt) VALUES (?, ?, ?, ?, ?)",
 					callId, method, (calledAt != null) ? TestDatabases.micros(calledAt) : null,
-					TestDatabases.micros(Instant.now()), DelayedCalls.currentAttempt());
+					TestDatabases.micros(Instant.now()), DurableCalls.currentAttempt());
 		}
 
 	}

@@ -122,7 +122,7 @@ class DurableArgumentsReadingTests {
 		Strict strict = context.getBean(Strict.class);
 		// Written by this version and changed by hand: a row of another version would be left to it.
 		DurableCallsContractTests.insertRow(jdbc, methodId, arguments, "PENDING", null, 0,
-				context.getBean(DurableCalls.class).shape(methodId));
+				context.getBean(DurableEngine.class).shape(methodId));
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> !strict.received().isEmpty()
 					|| jdbc.queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class).contains("FAILED"));

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class DurableArgumentsVersionsTests {
 
-	private static final JsonMapper mapper = DurableArguments.mapperFor(JsonMapper.builder().build());
+	private static final JsonMapper mapper = ArgumentCodec.mapperFor(JsonMapper.builder().build());
 
 	// Compatible changes
 
@@ -106,7 +106,7 @@ class DurableArgumentsVersionsTests {
 	void aNumberNarrowedBelowAValueWrittenNamesTheValueAndTheTypeItIsReadAs() {
 		String row = arguments("widened").write(new Object[] { 5_000_000_000L, new Ref("o-1", 250) });
 		assertThatIllegalArgumentException().isThrownBy(() -> arguments("narrow").read(row))
-			.isNotInstanceOf(DurableArguments.Malformed.class)
+			.isNotInstanceOf(ArgumentCodec.Malformed.class)
 			.withMessageStartingWith("the arguments cannot be read as this version's parameter types: parameter 0"
 					+ " (int): the row holds the number 5000000000, which this version reads as int");
 	}
@@ -123,10 +123,10 @@ class DurableArgumentsVersionsTests {
 	@Test
 	void textThatIsNotJsonIsMalformedForEveryVersion() {
 		assertThatIllegalArgumentException().isThrownBy(() -> arguments("before").read("[{\"id\": oops"))
-			.isInstanceOf(DurableArguments.Malformed.class)
+			.isInstanceOf(ArgumentCodec.Malformed.class)
 			.withMessageStartingWith("the arguments are not JSON: ");
 		assertThatIllegalArgumentException().isThrownBy(() -> arguments("before").read("{\"id\":\"o-1\"}"))
-			.isInstanceOf(DurableArguments.Malformed.class);
+			.isInstanceOf(ArgumentCodec.Malformed.class);
 	}
 
 	// The shape
@@ -147,12 +147,12 @@ class DurableArgumentsVersionsTests {
 				+ Ref.class.getName() + " [amount: long, id: java.lang.String]\n");
 	}
 
-	private static DurableArguments arguments(String version) {
+	private static ArgumentCodec arguments(String version) {
 		Method method = Arrays.stream(Versions.class.getDeclaredMethods())
 			.filter((candidate) -> candidate.getName().equals(version))
 			.findFirst()
 			.orElseThrow();
-		return new DurableArguments(mapper, method);
+		return new ArgumentCodec(mapper, method);
 	}
 
 	/** One durable method, as successive versions declare its parameters. */

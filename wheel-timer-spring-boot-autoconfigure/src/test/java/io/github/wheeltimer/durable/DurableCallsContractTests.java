@@ -148,7 +148,7 @@ abstract class DurableCallsContractTests {
 		ConfigurableApplicationContext b = start(url);
 		a.getBean(Orders.class).cancelIfUnpaid("near", Instant.now());
 		a.getBean(Orders.class).remind(new Order("far", 1));
-		DelayedCalls fromB = b.getBean(DelayedCalls.class);
+		DurableCalls fromB = b.getBean(DurableCalls.class);
 		assertThat(fromB.cancel("Orders.cancelIfUnpaid", "near")).isTrue();
 		assertThat(fromB.cancel("orders.remind", "far")).isTrue();
 		assertThat(fromB.cancel("orders.remind", "far")).isFalse();
@@ -168,7 +168,7 @@ abstract class DurableCallsContractTests {
 		for (int i = 0; i < 5; i++) {
 			first.getBean(Orders.class).far("o-" + i, calledAt);
 		}
-		DurableCalls firstCalls = first.getBean(DurableCalls.class);
+		DurableEngine firstCalls = first.getBean(DurableEngine.class);
 		// The stop keeps and runs what falls due within a poll interval (200 ms) of it: calls due
 		// 1.5 s after they were made go back, however loaded the machine that starts the close.
 		first.close();
@@ -179,7 +179,7 @@ abstract class DurableCallsContractTests {
 		awaitRuns(second, 5);
 		assertThat(runs(second)).allSatisfy((run) -> assertThat(instant(run.get("ran_at")))
 			.isAfterOrEqualTo(calledAt.plusMillis(1500)));
-		CallCounts counts = second.getBean(DurableCalls.class).counts();
+		CallCounts counts = second.getBean(DurableEngine.class).counts();
 		assertThat(counts.started()).isEqualTo(5);
 		// Each claimed once, unless a heartbeat starved past the 1 s lease on a loaded machine: then
 		// the gate refused the call (fenced), handed it back, and a later poll claimed it again.
@@ -201,7 +201,7 @@ abstract class DurableCallsContractTests {
 		for (int i = 0; i < 5; i++) {
 			first.getBean(Orders.class).expire("o-" + i);
 		}
-		DurableCalls firstCalls = first.getBean(DurableCalls.class);
+		DurableEngine firstCalls = first.getBean(DurableEngine.class);
 		assertThat(firstCalls.held()).isEqualTo(5);
 		PollClaimingAtTheStop race = first.getBean(PollClaimingAtTheStop.class);
 		race.arm();
@@ -223,7 +223,7 @@ abstract class DurableCallsContractTests {
 		first.getBean(Orders.class).remind(new Order("o-1", 100));
 		first.close();
 		ConfigurableApplicationContext second = start(url);
-		assertThat(second.getBean(DelayedCalls.class).cancel("orders.remind", "o-1")).isTrue();
+		assertThat(second.getBean(DurableCalls.class).cancel("orders.remind", "o-1")).isTrue();
 		assertThat(calls(second)).isZero();
 	}
 
@@ -240,7 +240,7 @@ abstract class DurableCallsContractTests {
 		awaitRuns(app, 2);
 		assertThat(runs(app)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
 			.containsExactlyInAnyOrder("claimed#1", "running#2");
-		assertThat(app.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
+		assertThat(app.getBean(DurableEngine.class).counts().takenOver()).isEqualTo(2);
 	}
 
 	@Test
@@ -285,10 +285,10 @@ abstract class DurableCallsContractTests {
 			for (int i = 0; i < 400; i++) {
 				insertRow(jdbc, "orders.queued", "[\"q-" + i + "\"]", "PENDING", null, 0);
 			}
-			DurableCalls firstCalls = first.getBean(DurableCalls.class);
+			DurableEngine firstCalls = first.getBean(DurableEngine.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> firstCalls.counts().claimed() >= 50);
 			ConfigurableApplicationContext second = start(url, "wheel-timer.durable.batch-size=50");
-			DurableCalls secondCalls = second.getBean(DurableCalls.class);
+			DurableEngine secondCalls = second.getBean(DurableEngine.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> secondCalls.counts().claimed() >= 50);
 			// The first instance's executor (8 threads) is stuck on its first calls: it stopped claiming
 			// once a batch waited, so it holds at most two batches less one, plus the 8 started.
@@ -333,10 +333,10 @@ abstract class DurableCallsContractTests {
 			assertThat(ranAt).as("on its tick, give or take a loaded machine").isBefore(due.plusSeconds(3));
 		});
 		// Counted as their rows go, in batches.
-		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran()
-				+ b.getBean(DurableCalls.class).counts().ran() == count);
-		long byA = a.getBean(DurableCalls.class).counts().ran();
-		long byB = b.getBean(DurableCalls.class).counts().ran();
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableEngine.class).counts().ran()
+				+ b.getBean(DurableEngine.class).counts().ran() == count);
+		long byA = a.getBean(DurableEngine.class).counts().ran();
+		long byB = b.getBean(DurableEngine.class).counts().ran();
 		assertThat(Math.min(byA, byB)).as("the smaller share of %s / %s", byA, byB).isGreaterThanOrEqualTo(count * 3 / 10);
 		await().atMost(Duration.ofSeconds(5)).until(() -> calls(a) == 0);
 	}
@@ -379,7 +379,7 @@ abstract class DurableCallsContractTests {
 			assertThat(runs(app)).filteredOn((run) -> "locked".equals(run.get("call_id")))
 				.singleElement()
 				.satisfies((run) -> assertThat(run.get("attempt")).isEqualTo(1));
-			assertThat(app.getBean(DurableCalls.class).counts().fenced()).isZero();
+			assertThat(app.getBean(DurableEngine.class).counts().fenced()).isZero();
 		}
 		finally {
 			othersRan.countDown();
@@ -392,7 +392,7 @@ abstract class DurableCallsContractTests {
 	void aCallHandedBackAfterItsGateGetsItsKeyAndItsAttemptBack() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		CallRepository repository = app.getBean(CallRepository.class);
-		UUID me = app.getBean(DurableCalls.class).instance();
+		UUID me = app.getBean(DurableEngine.class).instance();
 		UUID id = UUID.randomUUID();
 		repository.insert(id, "orders.far", "k-1", "[\"k-1\",null]", Instant.now().plusSeconds(60), me, null, "");
 		assertThat(repository.start(id, me)).isTrue();
@@ -430,9 +430,9 @@ abstract class DurableCallsContractTests {
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> calls(a) == 0);
 		assertThat(runs(a)).hasSize(2 * callsPerInstance)
 			.allSatisfy((run) -> assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(1500)));
-		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran()
-				+ b.getBean(DurableCalls.class).counts().ran() == 2 * callsPerInstance);
-		assertThat(a.getBean(DurableCalls.class).counts().failed() + b.getBean(DurableCalls.class).counts().failed())
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableEngine.class).counts().ran()
+				+ b.getBean(DurableEngine.class).counts().ran() == 2 * callsPerInstance);
+		assertThat(a.getBean(DurableEngine.class).counts().failed() + b.getBean(DurableEngine.class).counts().failed())
 			.isZero();
 	}
 
@@ -457,7 +457,7 @@ abstract class DurableCallsContractTests {
 					(states) -> states.equals(List.of("FAILED")));
 		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
 			.isEqualTo("java.lang.IllegalStateException: boom for o-1");
-		assertThat(app.getBean(DurableCalls.class).report(10).failed()).singleElement()
+		assertThat(app.getBean(DurableEngine.class).report(10).failed()).singleElement()
 			.satisfies((failed) -> assertThat(failed.methodId()).isEqualTo("Orders.explode"));
 	}
 
@@ -465,7 +465,7 @@ abstract class DurableCallsContractTests {
 	void aTransactionalCallThatRollsItselfBackStillEndsItsRow() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		app.getBean(Orders.class).changeItsMind("o-1");
-		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableCalls.class).counts().ran() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableEngine.class).counts().ran() == 1);
 		// Its effects rolled back with its transaction, and the row was finished on its own.
 		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
 		assertThat(runs(app)).isEmpty();
@@ -476,7 +476,7 @@ abstract class DurableCallsContractTests {
 	void anUnreadableRowIsMarkedFailedAndDoesNotBlockTheOthers() {
 		ConfigurableApplicationContext app = start(newDatabase());
 		JdbcTemplate jdbc = jdbc(app);
-		String shape = app.getBean(DurableCalls.class).shape("orders.far");
+		String shape = app.getBean(DurableEngine.class).shape("orders.far");
 		insertRow(jdbc, "orders.far", "[\"bad\",\"not an instant\"]", "PENDING", null, 0, shape);
 		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0, shape);
 		awaitRuns(app, 1);
@@ -500,7 +500,7 @@ abstract class DurableCallsContractTests {
 		await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3))
 			.until(() -> jdbc.queryForObject("SELECT state FROM WHEEL_TIMER_CALL WHERE method_id = 'Renamed.method'",
 					String.class), "PENDING"::equals);
-		assertThat(app.getBean(DurableCalls.class).report(10).unknownMethods()).singleElement()
+		assertThat(app.getBean(DurableEngine.class).report(10).unknownMethods()).singleElement()
 			.satisfies((unknown) -> assertThat(unknown.name()).isEqualTo("Renamed.method"));
 	}
 
@@ -517,7 +517,7 @@ abstract class DurableCallsContractTests {
 			orders.cancelIfUnpaid("near-" + i, calledAt);
 			orders.far("far-" + i, calledAt);
 		}
-		DurableCalls stoppingCalls = stopping.getBean(DurableCalls.class);
+		DurableEngine stoppingCalls = stopping.getBean(DurableEngine.class);
 		assertThat(stoppingCalls.held()).isEqualTo(20);
 		stopping.close();
 		// Due within its poll interval (400 ms): they started before the close returned, on their tick.
@@ -526,7 +526,7 @@ abstract class DurableCallsContractTests {
 		// Due in 1.5 s: back in the database at once, and run by the other instance on time, not a
 		// lease (10 s) later.
 		awaitRuns(other, 20);
-		await().atMost(Duration.ofSeconds(5)).until(() -> other.getBean(DurableCalls.class).counts().ran() == 10);
+		await().atMost(Duration.ofSeconds(5)).until(() -> other.getBean(DurableEngine.class).counts().ran() == 10);
 		assertThat(runs(other)).hasSize(20).allSatisfy((run) -> {
 			long delay = "far".equals(run.get("method")) ? 1500 : 400;
 			Instant due = instant(run.get("called_at")).plusMillis(delay);
@@ -552,7 +552,7 @@ abstract class DurableCallsContractTests {
 		finally {
 			Orders.firstAttemptMayEnd.countDown();
 		}
-		DurableCalls calls = app.getBean(DurableCalls.class);
+		DurableEngine calls = app.getBean(DurableEngine.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().fenced() == 1);
 		// The first attempt's own transaction was rolled back: its effects never happened.
 		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("s-1#2");
@@ -585,7 +585,7 @@ abstract class DurableCallsContractTests {
 	 */
 	private void assertRunsOnceAfterItsFirstTransactionFailed(Class<?> failure) {
 		ConfigurableApplicationContext app = start(new Class<?>[] { failure }, newDatabase());
-		DurableCalls calls = app.getBean(DurableCalls.class);
+		DurableEngine calls = app.getBean(DurableEngine.class);
 		app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
 		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().ran() == 1);
 		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
@@ -613,7 +613,7 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aFailedCallKeepsItsKeyAndARequeueGivesItBackSoThatItCanBeCancelledByKey() {
 		ConfigurableApplicationContext app = start(newDatabase());
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		app.getBean(Orders.class).remind(new Order("o-1", -1));
 		dueNow(app);
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
@@ -624,7 +624,7 @@ abstract class DurableCallsContractTests {
 		// Re-queued and cancelled in one transaction: no poll may start it in between.
 		Boolean cancelled = transactions(app).execute((status) -> {
 			assertThat(durable.requeueFailed("orders.remind").requeued()).isEqualTo(1);
-			return app.getBean(DelayedCalls.class).cancel("orders.remind", "o-1");
+			return app.getBean(DurableCalls.class).cancel("orders.remind", "o-1");
 		});
 		assertThat(cancelled).isTrue();
 		assertThat(calls(app)).isZero();
@@ -641,7 +641,7 @@ abstract class DurableCallsContractTests {
 		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, arguments, due_at, state, owner_id, attempts,"
 				+ " started_key) VALUES (?, 'orders.remind', ?, ?, 'RUNNING', ?, 1, 'o-9')", dialect.id(UUID.randomUUID()),
 				"[{\"id\":\"o-9\",\"cents\":-1}]", dialect.instant(Instant.now().minusSeconds(1)), dialect.id(dead));
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
 		assertThat(durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
 			assertThat(failed.key()).isEqualTo("o-9");
@@ -652,7 +652,7 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aFailedCallWhoseKeyANewCallTookStaysFailedWhenRequeued() {
 		ConfigurableApplicationContext app = start(newDatabase());
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		Orders orders = app.getBean(Orders.class);
 		orders.remind(new Order("o-2", -1));
 		orders.remind(new Order("o-3", -1));
@@ -662,7 +662,7 @@ abstract class DurableCallsContractTests {
 		orders.remind(new Order("o-2", 5));
 		Requeued requeued = transactions(app).execute((status) -> {
 			Requeued done = durable.requeueFailed(null);
-			assertThat(app.getBean(DelayedCalls.class).cancel("orders.remind", "o-3")).isTrue();
+			assertThat(app.getBean(DurableCalls.class).cancel("orders.remind", "o-3")).isTrue();
 			return done;
 		});
 		assertThat(requeued.requeued()).isEqualTo(1);
@@ -684,7 +684,7 @@ abstract class DurableCallsContractTests {
 		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("canary-near", "canary-far");
 		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL WHERE state = 'FAILED'", String.class))
 			.isEqualTo("java.lang.IllegalStateException: boom for o-\\0");
-		assertThat(app.getBean(DurableCalls.class).problem()).isNull();
+		assertThat(app.getBean(DurableEngine.class).problem()).isNull();
 	}
 
 	@Test
@@ -706,7 +706,7 @@ abstract class DurableCallsContractTests {
 		orders.far("canary-far", calledAt);
 		awaitRuns(app, 2);
 		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("canary-near", "canary-far");
-		assertThat(app.getBean(DurableCalls.class).problem()).isNull();
+		assertThat(app.getBean(DurableEngine.class).problem()).isNull();
 	}
 
 	@Test
@@ -727,9 +727,9 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> runs(restarted).size() >= 2);
 		assertThat(runs(restarted)).extracting((run) -> run.get("call_id") + "#" + run.get("attempt"))
 			.containsExactlyInAnyOrder("claimed#1", "running#2");
-		assertThat(restarted.getBean(DurableCalls.class).counts().takenOver()).isEqualTo(2);
+		assertThat(restarted.getBean(DurableEngine.class).counts().takenOver()).isEqualTo(2);
 		assertThat(jdbc(restarted).queryForList("SELECT id FROM WHEEL_TIMER_INSTANCE", String.class))
-			.containsExactly(restarted.getBean(DurableCalls.class).instance().toString());
+			.containsExactly(restarted.getBean(DurableEngine.class).instance().toString());
 	}
 
 	@Test
@@ -742,7 +742,7 @@ abstract class DurableCallsContractTests {
 		await().during(Duration.ofSeconds(2))
 			.atMost(Duration.ofSeconds(5))
 			.until(() -> !output.getOut().contains("Another live instance is named"));
-		assertThat(app.getBean(DurableCalls.class).counts().takenOver()).isZero();
+		assertThat(app.getBean(DurableEngine.class).counts().takenOver()).isZero();
 	}
 
 	@Test
@@ -760,9 +760,9 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> output.getOut().contains("Another live instance is named 'shop', as this one"));
 		awaitRuns(a, 5);
-		assertThat(b.getBean(DurableCalls.class).counts().takenOver()).isZero();
-		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableCalls.class).counts().ran() == 5);
-		assertThat(a.getBean(DurableCalls.class).counts().fenced()).isZero();
+		assertThat(b.getBean(DurableEngine.class).counts().takenOver()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> a.getBean(DurableEngine.class).counts().ran() == 5);
+		assertThat(a.getBean(DurableEngine.class).counts().fenced()).isZero();
 		assertThat(jdbc(a).queryForList("SELECT name FROM WHEEL_TIMER_INSTANCE", String.class)).containsExactly("shop",
 				"shop");
 	}
@@ -802,32 +802,32 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aCallFoundByKeySaysWhenItRunsWhereItWaitsAndWithWhat() {
 		ConfigurableApplicationContext app = start(newDatabase(), "wheel-timer.durable.instance-name=shop-1");
-		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
-		Instant before = delayedCalls.now();
+		DurableCalls durableCalls = app.getBean(DurableCalls.class);
+		Instant before = durableCalls.now();
 		app.getBean(Orders.class).remind(new Order("o-1", 250));
 		app.getBean(Orders.class).cancelIfUnpaid("o-2", before);
 
-		StoredCall far = delayedCalls.find("orders.remind", "o-1").orElseThrow();
+		StoredCall far = durableCalls.find("orders.remind", "o-1").orElseThrow();
 		assertThat(far.state()).isEqualTo(CallState.PENDING);
 		assertThat(far.due()).isBetween(before.plus(Duration.ofMinutes(30)).minusMillis(1),
-				delayedCalls.now().plus(Duration.ofMinutes(30)));
+				durableCalls.now().plus(Duration.ofMinutes(30)));
 		assertThat(far.attempts()).isZero();
 		assertThat(far.owner()).isNull();
 		assertThat(far.arguments()).isEqualTo("[{\"id\":\"o-1\",\"cents\":250}]");
-		assertThat(delayedCalls.find(far.id())).contains(far);
+		assertThat(durableCalls.find(far.id())).contains(far);
 
-		StoredCall near = delayedCalls.find("Orders.cancelIfUnpaid", "o-2").orElseThrow();
+		StoredCall near = durableCalls.find("Orders.cancelIfUnpaid", "o-2").orElseThrow();
 		assertThat(near.state()).isEqualTo(CallState.CLAIMED);
-		assertThat(near.owner()).isEqualTo(app.getBean(DurableCalls.class).instance());
+		assertThat(near.owner()).isEqualTo(app.getBean(DurableEngine.class).instance());
 		assertThat(near.ownerName()).isEqualTo("shop-1");
 
-		assertThat(delayedCalls.find("orders.remind", "o-404")).isEmpty();
-		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.find("orders.lost", "o-1"))
+		assertThat(durableCalls.find("orders.remind", "o-404")).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> durableCalls.find("orders.lost", "o-1"))
 			.withMessageContaining("orders.lost")
 			.withMessageContaining("orders.remind");
 		awaitRuns(app, 1);
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> delayedCalls.find("Orders.cancelIfUnpaid", "o-2").isEmpty());
+			.until(() -> durableCalls.find("Orders.cancelIfUnpaid", "o-2").isEmpty());
 	}
 
 	@Test
@@ -835,7 +835,7 @@ abstract class DurableCallsContractTests {
 		String url = newDatabase();
 		ConfigurableApplicationContext a = start(url);
 		ConfigurableApplicationContext b = start(url);
-		DelayedCalls fromB = b.getBean(DelayedCalls.class);
+		DurableCalls fromB = b.getBean(DurableCalls.class);
 		// Due in 400 ms on a's wheel; b moves it 2 s later.
 		a.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
 		UUID old = fromB.find("Orders.cancelIfUnpaid", "o-1").orElseThrow().id();
@@ -848,7 +848,7 @@ abstract class DurableCallsContractTests {
 		// Due in 30 minutes in the database; a runs it now.
 		a.getBean(Orders.class).remind(new Order("o-2", 1));
 		Instant ranNow = Instant.now();
-		assertThat(a.getBean(DelayedCalls.class).runNow("orders.remind", "o-2")).isPresent();
+		assertThat(a.getBean(DurableCalls.class).runNow("orders.remind", "o-2")).isPresent();
 
 		awaitRuns(a, 2);
 		await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> runs(a).size() == 2);
@@ -862,14 +862,14 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aFailedCallRunsAgainOrIsDeletedByIdAndWaitsForAKeyANewerCallHolds() {
 		ConfigurableApplicationContext app = start(newDatabase());
-		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		DurableCalls durableCalls = app.getBean(DurableCalls.class);
 		Orders orders = app.getBean(Orders.class);
 		orders.remind(new Order("o-1", -1));
 		orders.remind(new Order("o-2", -2));
 		dueNow(app);
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> delayedCalls.list("orders.remind", CallState.FAILED, 0, 10).total() == 2);
-		StoredCall failed = delayedCalls.find(delayedCalls.list("orders.remind", CallState.FAILED, 0, 10)
+			.until(() -> durableCalls.list("orders.remind", CallState.FAILED, 0, 10).total() == 2);
+		StoredCall failed = durableCalls.find(durableCalls.list("orders.remind", CallState.FAILED, 0, 10)
 			.calls()
 			.stream()
 			.filter((call) -> "o-1".equals(call.key()))
@@ -882,28 +882,28 @@ abstract class DurableCallsContractTests {
 
 		// A newer call holds the key: the failed one cannot wait again until that one is gone.
 		orders.remind(new Order("o-1", 5));
-		assertThatIllegalStateException().isThrownBy(() -> delayedCalls.runNow(failed.id()))
+		assertThatIllegalStateException().isThrownBy(() -> durableCalls.runNow(failed.id()))
 			.withMessageContaining("o-1")
 			.withMessageContaining("cancel that call first");
-		assertThat(delayedCalls.cancel("orders.remind", "o-1")).isTrue();
-		StoredCall again = delayedCalls.runNow(failed.id()).orElseThrow();
+		assertThat(durableCalls.cancel("orders.remind", "o-1")).isTrue();
+		StoredCall again = durableCalls.runNow(failed.id()).orElseThrow();
 		assertThat(again.state().waiting()).isTrue();
 		assertThat(again.attempts()).as("its runs before stay its history").isOne();
 		assertThat(again.error()).isNull();
 		assertThat(again.key()).isEqualTo("o-1");
 		// It fails again (its order is still a refund), and stays to be seen.
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> delayedCalls.find(failed.id()).map(StoredCall::state).orElse(null) == CallState.FAILED);
+			.until(() -> durableCalls.find(failed.id()).map(StoredCall::state).orElse(null) == CallState.FAILED);
 
-		StoredCall other = delayedCalls.list("orders.remind", CallState.FAILED, 0, 10)
+		StoredCall other = durableCalls.list("orders.remind", CallState.FAILED, 0, 10)
 			.calls()
 			.stream()
 			.filter((call) -> "o-2".equals(call.key()))
 			.findFirst()
 			.orElseThrow();
-		assertThat(delayedCalls.cancel(other.id())).map(StoredCall::id).contains(other.id());
-		assertThat(delayedCalls.find(other.id())).isEmpty();
-		assertThat(delayedCalls.cancel(other.id())).isEmpty();
+		assertThat(durableCalls.cancel(other.id())).map(StoredCall::id).contains(other.id());
+		assertThat(durableCalls.find(other.id())).isEmpty();
+		assertThat(durableCalls.cancel(other.id())).isEmpty();
 	}
 
 	/**
@@ -916,13 +916,13 @@ abstract class DurableCallsContractTests {
 	void aDurableMethodThatFailsAtEachRunIsCountedFailedEachTimeByItsTimerItsMetersAndItsMethod() {
 		ConfigurableApplicationContext app = start(new Class<?>[] { WithActuator.class }, newDatabase(),
 				"management.endpoints.web.exposure.include=wheeltimer");
-		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableCalls durableCalls = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		app.getBean(Orders.class).explode("o-1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
-		UUID id = delayedCalls.list("Orders.explode", CallState.FAILED, 0, 10).calls().get(0).id();
+		UUID id = durableCalls.list("Orders.explode", CallState.FAILED, 0, 10).calls().get(0).id();
 
-		assertThat(delayedCalls.runNow(id)).isPresent();
+		assertThat(durableCalls.runNow(id)).isPresent();
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 2);
 		assertThat(durable.requeueFailed("Orders.explode").requeued()).isOne();
 		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 3);
@@ -949,32 +949,32 @@ abstract class DurableCallsContractTests {
 	@Test
 	void callsArePagedByMethodAndStateAndChangesJoinTheCallersTransaction() {
 		ConfigurableApplicationContext app = start(newDatabase());
-		DelayedCalls delayedCalls = app.getBean(DelayedCalls.class);
+		DurableCalls durableCalls = app.getBean(DurableCalls.class);
 		for (int i = 1; i <= 5; i++) {
 			app.getBean(Orders.class).remind(new Order("o-" + i, i));
 		}
-		CallPage first = delayedCalls.list("orders.remind", CallState.PENDING, 0, 2);
+		CallPage first = durableCalls.list("orders.remind", CallState.PENDING, 0, 2);
 		assertThat(first.total()).isEqualTo(5);
 		assertThat(first.calls()).extracting(StoredCall::key).containsExactly("o-1", "o-2");
 		assertThat(first.hasNext()).isTrue();
-		CallPage last = delayedCalls.list("orders.remind", CallState.PENDING, 2, 2);
+		CallPage last = durableCalls.list("orders.remind", CallState.PENDING, 2, 2);
 		assertThat(last.calls()).extracting(StoredCall::key).containsExactly("o-5");
 		assertThat(last.hasNext()).isFalse();
-		assertThat(delayedCalls.list(null, null, 0, 10).total()).isEqualTo(5);
-		assertThat(delayedCalls.list("orders.remind", CallState.FAILED, 0, 10).calls()).isEmpty();
-		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.list(null, null, 0, 0))
+		assertThat(durableCalls.list(null, null, 0, 10).total()).isEqualTo(5);
+		assertThat(durableCalls.list("orders.remind", CallState.FAILED, 0, 10).calls()).isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> durableCalls.list(null, null, 0, 0))
 			.withMessage("size must be between 1 and 1000, was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> delayedCalls.list(null, null, -1, 10))
+		assertThatIllegalArgumentException().isThrownBy(() -> durableCalls.list(null, null, -1, 10))
 			.withMessage("page must be 0 or more, was -1");
 
-		Instant due = delayedCalls.find("orders.remind", "o-3").orElseThrow().due();
+		Instant due = durableCalls.find("orders.remind", "o-3").orElseThrow().due();
 		transactions(app).executeWithoutResult((status) -> {
-			assertThat(delayedCalls.reschedule("orders.remind", "o-3", Duration.ofHours(2))).isPresent();
-			assertThat(delayedCalls.cancel("orders.remind", "o-4")).isTrue();
+			assertThat(durableCalls.reschedule("orders.remind", "o-3", Duration.ofHours(2))).isPresent();
+			assertThat(durableCalls.cancel("orders.remind", "o-4")).isTrue();
 			status.setRollbackOnly();
 		});
-		assertThat(delayedCalls.find("orders.remind", "o-3")).map(StoredCall::due).contains(due);
-		assertThat(delayedCalls.find("orders.remind", "o-4")).isPresent();
+		assertThat(durableCalls.find("orders.remind", "o-3")).map(StoredCall::due).contains(due);
+		assertThat(durableCalls.find("orders.remind", "o-4")).isPresent();
 	}
 
 	@Test
@@ -985,7 +985,7 @@ abstract class DurableCallsContractTests {
 		insertRow(jdbc, "orders.renamed", "[]", "FAILED", null, 1);
 		insertRow(jdbc, "orders.elsewhere", "[]", "PENDING", null, 0);
 		insertInstance(jdbc, UUID.randomUUID(), "shop-2", Instant.now().plusSeconds(60), "orders.elsewhere");
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		assertThat(durable.report(10).byMethod()).contains(
 				new CallRepository.MethodCount("orders.renamed", CallState.FAILED, 1),
 				new CallRepository.MethodCount("orders.renamed", CallState.PENDING, 1));
@@ -1025,7 +1025,7 @@ abstract class DurableCallsContractTests {
 	/**
 	 * Inserts a row by SQL, due a second ago.
 	 * @param shape the argument shape of the version that wrote it: empty as before the tables
-	 * recorded shapes; an instance's own ({@link DurableCalls#shape}) for a row it wrote, changed by hand
+	 * recorded shapes; an instance's own ({@link DurableEngine#shape}) for a row it wrote, changed by hand
 	 */
 	static void insertRow(JdbcTemplate jdbc, String methodId, String arguments, String state, UUID owner,
 			int attempts, String shape) {
@@ -1049,11 +1049,11 @@ abstract class DurableCallsContractTests {
 			assertThat(instant(runs.get(i).get("ran_at")))
 				.isAfterOrEqualTo(instant(runs.get(i - 1).get("ran_at")).plusMillis(300));
 		}
-		CallCounts counts = app.getBean(DurableCalls.class).counts();
+		CallCounts counts = app.getBean(DurableEngine.class).counts();
 		assertThat(counts.started()).isEqualTo(3);
 		assertThat(counts.failed()).as("a retried attempt does not fail the call").isZero();
 		assertThat(counts.suspectedDuplicates()).as("every start before ended").isZero();
-		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableCalls.class).counts().ran() == 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableEngine.class).counts().ran() == 1);
 	}
 
 	@Test
@@ -1066,14 +1066,14 @@ abstract class DurableCallsContractTests {
 		assertThat(number(row.get("attempts"))).isOne();
 		assertThat(number(row.get("failures"))).isOne();
 		assertThat(String.valueOf(row.get("last_error"))).contains("busy at attempt 1 for r-2");
-		assertThat(app.getBean(DelayedCalls.class).find("orders.flaky", "r-2")).as("found by its key")
+		assertThat(app.getBean(DurableCalls.class).find("orders.flaky", "r-2")).as("found by its key")
 			.hasValueSatisfying((call) -> assertThat(call.tries().retries()).isOne());
 		assertThat(Thread.getAllStackTraces().values()).as("no thread sleeps through the backoff")
 			.noneSatisfy((stack) -> assertThat(stack).anySatisfy((frame) -> assertThat(frame.getClassName())
 				.startsWith("org.springframework.core.retry")));
 		assertThat(output).contains("failed on attempt 1 (retry 1 of 3 follows at");
 		// Cancelled by its key while it waits: nothing runs again.
-		assertThat(app.getBean(DelayedCalls.class).cancel("orders.flaky", "r-2")).isTrue();
+		assertThat(app.getBean(DurableCalls.class).cancel("orders.flaky", "r-2")).isTrue();
 		assertThat(calls(app)).isZero();
 	}
 
@@ -1084,7 +1084,7 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> retries(app) == 1);
 		assertThat(jdbc(jdbc(app))).singleElement()
 			.satisfies((row) -> assertThat(row.get("state")).as("held on this instance's wheel").isEqualTo("CLAIMED"));
-		assertThat(app.getBean(DelayedCalls.class).cancel("orders.flaky", "r-3")).isTrue();
+		assertThat(app.getBean(DurableCalls.class).cancel("orders.flaky", "r-3")).isTrue();
 		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(4)).until(() -> runs(app).size() == 1);
 		assertThat(calls(app)).isZero();
 	}
@@ -1094,7 +1094,7 @@ abstract class DurableCallsContractTests {
 		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
 		app.getBean(Orders.class).flaky("r-4", 99);
 		awaitRuns(app, 4);
-		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableCalls.class).counts().failed() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableEngine.class).counts().failed() == 1);
 		Map<String, Object> row = jdbc(jdbc(app)).get(0);
 		assertThat(row.get("state")).isEqualTo("FAILED");
 		assertThat(number(row.get("attempts"))).isEqualTo(4);
@@ -1104,7 +1104,7 @@ abstract class DurableCallsContractTests {
 			.contains("retries are spent");
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 4);
 		// An operator's re-queue starts a new round; the attempts stay the call's history.
-		assertThat(app.getBean(DurableCalls.class).requeueFailed("orders.flaky").requeued()).isOne();
+		assertThat(app.getBean(DurableEngine.class).requeueFailed("orders.flaky").requeued()).isOne();
 		await().atMost(Duration.ofSeconds(10)).until(() -> runs(app).size() >= 5);
 		assertThat(runs(app).get(4).get("call_id")).isEqualTo("r-4#5");
 	}
@@ -1113,7 +1113,7 @@ abstract class DurableCallsContractTests {
 	void anExceptionItsRetryableExcludesFailsTheCallAtOnce() {
 		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
 		app.getBean(Orders.class).flaky("r-5", -1);
-		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableCalls.class).counts().failed() == 1);
+		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableEngine.class).counts().failed() == 1);
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
 		assertThat(jdbc(jdbc(app))).singleElement().satisfies((row) -> {
 			assertThat(row.get("state")).isEqualTo("FAILED");
@@ -1177,7 +1177,7 @@ abstract class DurableCallsContractTests {
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods) VALUES (?,"
 				+ " 'older', " + dialect.now() + ", " + dialect.now() + ", ?)", dialect.id(older), "orders.far");
 		Version1Database.insertPendingCall(jdbc, url, "orders.far", "old-1", "[\"old-1\",null]", Instant.now());
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		assertThat(durable.report(10).instances()).filteredOn((instance) -> instance.id().equals(older))
 			.singleElement()
 			.satisfies((instance) -> assertThat(instance.shapes()).isNull());
@@ -1198,7 +1198,7 @@ abstract class DurableCallsContractTests {
 		ConfigurableApplicationContext app = start(url);
 		JdbcTemplate jdbc = jdbc(app);
 		DurableDialect dialect = app.getBean(DurableDialect.class);
-		assertThat(shapeOfACallMadeNow(app, "before")).isEqualTo(app.getBean(DurableCalls.class).shape("orders.far"));
+		assertThat(shapeOfACallMadeNow(app, "before")).isEqualTo(app.getBean(DurableEngine.class).shape("orders.far"));
 		UUID older = UUID.randomUUID();
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods) VALUES (?,"
 				+ " 'older', " + dialect.now() + ", " + dialect.now() + ", ?)", dialect.id(older), "orders.far");
@@ -1229,7 +1229,7 @@ abstract class DurableCallsContractTests {
 		insertRow(jdbc, "orders.far", "[\"good\",null]", "PENDING", null, 0, "");
 		awaitRuns(app, 1);
 		assertThat(runs(app)).extracting((run) -> run.get("call_id")).containsExactly("good");
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		List<UnreadableCalls> unreadable = await().atMost(Duration.ofSeconds(10))
 			.until(() -> durable.report(10).unreadable(), (waiting) -> waiting.size() == 1);
 		assertThat(unreadable.get(0).methodId()).isEqualTo("orders.far");
@@ -1262,8 +1262,8 @@ abstract class DurableCallsContractTests {
 		// Each row goes once its run's finish is written, just after the run.
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Integer.class) == 0);
-		assertThat(v1.getBean(DurableCalls.class).counts().failed()).isZero();
-		assertThat(v2.getBean(DurableCalls.class).counts().failed()).isZero();
+		assertThat(v1.getBean(DurableEngine.class).counts().failed()).isZero();
+		assertThat(v2.getBean(DurableEngine.class).counts().failed()).isZero();
 	}
 
 	/**
@@ -1283,7 +1283,7 @@ abstract class DurableCallsContractTests {
 		// The rollback: the newer version goes, its calls not due yet.
 		v2.close();
 		JdbcTemplate jdbc = jdbc(v1);
-		DurableCalls older = v1.getBean(DurableCalls.class);
+		DurableEngine older = v1.getBean(DurableEngine.class);
 		String newerShape = jdbc.queryForObject("SELECT DISTINCT shape FROM WHEEL_TIMER_CALL", String.class);
 		assertThat(newerShape).hasSize(16).isNotEqualTo(older.shape(Deploys.METHOD));
 		List<UnreadableCalls> unreadable = await().atMost(Duration.ofSeconds(30))
@@ -1315,7 +1315,7 @@ abstract class DurableCallsContractTests {
 		assertThat(Deploys.runs(newer, "a")).allMatch((run) -> run.matches("a\\d v2 \\d null"));
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> newer.queryForObject("SELECT COUNT(*) FROM WHEEL_TIMER_CALL", Integer.class) == 0);
-		assertThat(v2Again.getBean(DurableCalls.class).counts().failed()).isZero();
+		assertThat(v2Again.getBean(DurableEngine.class).counts().failed()).isZero();
 	}
 
 	static JdbcTemplate jdbc(ConfigurableApplicationContext app) {

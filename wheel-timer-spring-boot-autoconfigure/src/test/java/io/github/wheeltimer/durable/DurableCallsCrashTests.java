@@ -75,7 +75,7 @@ class DurableCallsCrashTests {
 				.isAfterOrEqualTo(DurableCallsContractTests.instant(run.get("called_at")).plusMillis(delay));
 		});
 		assertThat(claimedWhenKilled).isPositive();
-		assertThat(this.successor.getBean(DurableCalls.class).counts().failed()).isZero();
+		assertThat(this.successor.getBean(DurableEngine.class).counts().failed()).isZero();
 	}
 
 	@ParameterizedTest(name = "on {0}")
@@ -108,7 +108,7 @@ class DurableCallsCrashTests {
 				.as("the retry of %s, never before its backoff", call)
 				.isAfterOrEqualTo(firstFailed.get(call).plusSeconds(5));
 		});
-		CallCounts counts = this.successor.getBean(DurableCalls.class).counts();
+		CallCounts counts = this.successor.getBean(DurableEngine.class).counts();
 		assertThat(counts.failed()).isZero();
 		assertThat(counts.suspectedDuplicates()).as("no run was cut short: the kill came between attempts").isZero();
 	}

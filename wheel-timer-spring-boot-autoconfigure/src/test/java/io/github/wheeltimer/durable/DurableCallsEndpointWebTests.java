@@ -41,7 +41,7 @@ class DurableCallsEndpointWebTests {
 	private Orders orders;
 
 	@Autowired
-	private DurableCalls durable;
+	private DurableEngine durable;
 
 	@Autowired
 	private JdbcTemplate jdbc;

@@ -57,7 +57,7 @@ class DurableCallsOperatorsTests {
 		DurableCallsContractTests.insertRow(DurableCallsContractTests.jdbc(this.app), "Renamed.method", "[]",
 				"PENDING", null, 0);
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> this.app.getBean(DurableCalls.class).counts().failed() == 1);
+			.until(() -> this.app.getBean(DurableEngine.class).counts().failed() == 1);
 		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
 		assertThat(durable).isNotNull();
 		assertThat(durable.calls()).containsEntry("FAILED", 1L).containsEntry("PENDING", 2L);
@@ -98,13 +98,13 @@ class DurableCallsOperatorsTests {
 		assertThat(durable.instances()).filteredOn((instance) -> instance.name().equals("new"))
 			.singleElement()
 			.satisfies((instance) -> assertThat(instance.methods()).containsExactly("New.method", "orders.far"));
-		assertThat(this.app.getBean(DurableCalls.class).counts().claimed()).as("not this instance's to claim").isZero();
+		assertThat(this.app.getBean(DurableEngine.class).counts().claimed()).as("not this instance's to claim").isZero();
 	}
 
 	@Test
 	void anOutageIsOneWarningWithoutAStackTraceHoweverThePollFails(CapturedOutput output) {
 		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-		DurableCalls durable = this.app.getBean(DurableCalls.class);
+		DurableEngine durable = this.app.getBean(DurableEngine.class);
 		this.app.getBean(HikariDataSource.class).close();
 		// Several polls (every 200 ms) and heartbeats fail: the claim's own transaction cannot begin.
 		await().atMost(Duration.ofSeconds(5)).until(() -> durable.problem() != null);

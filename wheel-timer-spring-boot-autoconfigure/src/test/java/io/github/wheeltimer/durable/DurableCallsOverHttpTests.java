@@ -50,7 +50,7 @@ abstract class DurableCallsOverHttpTests {
 	private Orders orders;
 
 	@Autowired
-	private DurableCalls durable;
+	private DurableEngine durable;
 
 	@Autowired
 	private JdbcTemplate jdbc;

@@ -35,7 +35,7 @@ class DurableCallsReadOnlyWebTests {
 	private Orders orders;
 
 	@Autowired
-	private DurableCalls durable;
+	private DurableEngine durable;
 
 	@Test
 	void failedCallsCanBeReadButARequeueIsRefusedLikeTheStop() {

@@ -76,7 +76,7 @@ class DurableErrorsTests {
 			.withPropertyValues("management.endpoints.web.exposure.include=*")
 			.withBean(InMemory.class)
 			.run((context) -> {
-				assertThat(context).hasNotFailed().doesNotHaveBean(DurableCalls.class);
+				assertThat(context).hasNotFailed().doesNotHaveBean(DurableEngine.class);
 				assertThat(context.getBean(WheelTimerEndpoint.class).timers().durable()).isNull();
 			});
 	}
@@ -171,7 +171,7 @@ class DurableErrorsTests {
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid("o-\u0000", null))
 				.withMessageContaining("gave a value of 3 characters holding a NUL character");
-			assertThat(app.getBean(DelayedCalls.class).cancel("Orders.cancelIfUnpaid", key)).isFalse();
+			assertThat(app.getBean(DurableCalls.class).cancel("Orders.cancelIfUnpaid", key)).isFalse();
 		}
 		finally {
 			app.close();

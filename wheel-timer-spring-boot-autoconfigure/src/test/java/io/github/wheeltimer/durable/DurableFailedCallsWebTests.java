@@ -42,7 +42,7 @@ class DurableFailedCallsWebTests {
 	private Orders orders;
 
 	@Autowired
-	private DurableCalls durable;
+	private DurableEngine durable;
 
 	@Autowired
 	private ConfigurableApplicationContext app;

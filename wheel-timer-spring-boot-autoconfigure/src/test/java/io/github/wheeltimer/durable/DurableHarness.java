@@ -22,7 +22,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 
 /**
  * One instance's durable calls, whole and outside Spring, on fake repositories and virtual time:
- * a {@link DurableCalls} with the {@link OrderTimeouts} bean's methods registered, their calls
+ * a {@link DurableEngine} with the {@link OrderTimeouts} bean's methods registered, their calls
  * run on their timer's worker thread (a direct executor), and the polls awaited by every advance.
  * So each {@link #advance} returns once what fell due ran, polls included; nothing sleeps.
  * <p>
@@ -52,7 +52,7 @@ final class DurableHarness implements AutoCloseable {
 
 	final HashedWheelTimer timer = HashedWheelTimer.builder().ticker(this.ticker).tickDuration(TICK).build();
 
-	final DurableCalls durable;
+	final DurableEngine durable;
 
 	/** What {@code void} methods threw, as their exception handler got it (unless it went to the log). */
 	final List<Throwable> failures = new CopyOnWriteArrayList<>();
@@ -91,7 +91,7 @@ final class DurableHarness implements AutoCloseable {
 		beanFactory.registerSingleton(BEAN_NAME, this.proxy);
 		DurableSettings settings = new DurableSettings(HORIZON, POLL_INTERVAL, Duration.ofHours(1), lease, batchSize,
 				Duration.ofDays(7), "unit-test", false, Duration.ofSeconds(2));
-		this.durable = new DurableCalls(this.calls, this.instances, settings, this.mapper,
+		this.durable = new DurableEngine(this.calls, this.instances, settings, this.mapper,
 				HashedWheelTimer.builder().ticker(this.ticker).tickDuration(TICK), beanFactory);
 		for (Method method : OrderTimeouts.class.getDeclaredMethods()) {
 			DelayedExecution annotation = method.getAnnotation(DelayedExecution.class);
@@ -147,7 +147,7 @@ final class DurableHarness implements AutoCloseable {
 
 	/** @return the arguments as the method's calls store them */
 	String arguments(String method, Object... arguments) {
-		return new DurableArguments(DurableArguments.mapperFor(this.mapper), this.methods.get(method).method())
+		return new ArgumentCodec(ArgumentCodec.mapperFor(this.mapper), this.methods.get(method).method())
 			.write(arguments);
 	}
 

@@ -45,7 +45,7 @@ class DurableShutdownTests {
 		for (int i = 0; i < 3; i++) {
 			orders.far("held-" + i, Instant.now());
 		}
-		assertThat(app.getBean(DurableCalls.class).held()).isEqualTo(3);
+		assertThat(app.getBean(DurableEngine.class).held()).isEqualTo(3);
 		this.database.stop();
 		long started = System.nanoTime();
 		app.close();
@@ -65,7 +65,7 @@ class DurableShutdownTests {
 				"jdbc:h2:mem:stopping-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.shutdown-timeout=1s", "wheel-timer.durable.poll-interval=3s",
 				"wheel-timer.durable.horizon=10s");
-		DurableCalls durable = app.getBean(DurableCalls.class);
+		DurableEngine durable = app.getBean(DurableEngine.class);
 		Orders orders = app.getBean(Orders.class);
 		for (int i = 0; i < 3; i++) {
 			orders.far("kept-" + i, Instant.now());

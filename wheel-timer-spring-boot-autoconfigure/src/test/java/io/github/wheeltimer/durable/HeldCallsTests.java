@@ -64,7 +64,7 @@ class HeldCallsTests {
 	@Test
 	void aCallDueNowEntersTheBacklogAndLeavesItOnceWhenItFires() {
 		held(2);
-		DurableCall first = hold("a", Duration.ZERO);
+		HeldCall first = hold("a", Duration.ZERO);
 		hold("b", Duration.ZERO);
 		assertThat(this.held.backlogFull()).isTrue();
 		this.ticker.advance(TICK);
@@ -83,7 +83,7 @@ class HeldCallsTests {
 	@Test
 	void aCallDueNowEntersTheBacklogAndLeavesItOnceWhenItIsDropped() {
 		held(2);
-		DurableCall first = hold("a", Duration.ZERO);
+		HeldCall first = hold("a", Duration.ZERO);
 		hold("b", Duration.ZERO);
 		assertThat(this.held.drop(first.id())).isSameAs(first);
 		assertThat(this.held.backlogFull()).isFalse();
@@ -106,8 +106,8 @@ class HeldCallsTests {
 
 	@Test
 	void droppingByKeyOnlyDropsThatIdNeverANewerCallWithTheSameKey() {
-		DurableCall older = hold("order-1", Duration.ofSeconds(5));
-		DurableCall newer = hold("order-1", Duration.ofSeconds(5));
+		HeldCall older = hold("order-1", Duration.ofSeconds(5));
+		HeldCall newer = hold("order-1", Duration.ofSeconds(5));
 		assertThat(this.held.heldWith(this.method.id(), "order-1")).isEqualTo(newer.id());
 		assertThat(this.held.drop(this.method.id(), "order-1", older.id())).isSameAs(older);
 		assertThat(this.held.heldWith(this.method.id(), "order-1")).isEqualTo(newer.id());
@@ -119,10 +119,10 @@ class HeldCallsTests {
 
 	@Test
 	void drainKeepsTheCallsDueByTheKeepUntilInstantAndTakesTheOthersOff() {
-		DurableCall first = hold("a", Duration.ofSeconds(1));
-		DurableCall second = hold("b", Duration.ofSeconds(2));
-		DurableCall later = hold("c", Duration.ofSeconds(5));
-		List<DurableCall> off = this.held.drain(START.plusSeconds(2));
+		HeldCall first = hold("a", Duration.ofSeconds(1));
+		HeldCall second = hold("b", Duration.ofSeconds(2));
+		HeldCall later = hold("c", Duration.ofSeconds(5));
+		List<HeldCall> off = this.held.drain(START.plusSeconds(2));
 		assertThat(off).containsExactly(later);
 		assertThat(this.held.size()).isEqualTo(2);
 		assertThat(this.held.stillDraining()).containsExactlyInAnyOrder(first.id(), second.id());
@@ -143,8 +143,8 @@ class HeldCallsTests {
 
 	@Test
 	void drainWithoutAKeepUntilInstantTakesEveryCallOff() {
-		DurableCall first = hold("a", Duration.ZERO);
-		DurableCall second = hold("b", Duration.ofSeconds(1));
+		HeldCall first = hold("a", Duration.ZERO);
+		HeldCall second = hold("b", Duration.ofSeconds(1));
 		assertThat(this.held.drain(null)).containsExactlyInAnyOrder(first, second);
 		assertThat(this.held.size()).isZero();
 		assertThat(this.held.stillDraining()).isEmpty();
@@ -157,7 +157,7 @@ class HeldCallsTests {
 	void theRefillRunsOnceTheBacklogFallsToHalf() {
 		AtomicInteger refills = new AtomicInteger();
 		this.held.refillWith(refills::incrementAndGet);
-		List<DurableCall> due = List.of(hold("a", Duration.ZERO), hold("b", Duration.ZERO), hold("c", Duration.ZERO),
+		List<HeldCall> due = List.of(hold("a", Duration.ZERO), hold("b", Duration.ZERO), hold("c", Duration.ZERO),
 				hold("d", Duration.ZERO));
 		assertThat(this.held.backlogFull()).isTrue();
 		// The poll stopped claiming for the backlog.
@@ -189,9 +189,9 @@ class HeldCallsTests {
 	}
 
 	/** Puts a call on the wheel as a claim or a caller would, the clock standing where the ticker is. */
-	private DurableCall hold(String key, Duration dueIn) {
+	private HeldCall hold(String key, Duration dueIn) {
 		Instant now = START.plus(this.ticker.elapsed());
-		DurableCall call = new DurableCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), Tries.NONE,
+		HeldCall call = new HeldCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), Tries.NONE,
 				null, null, this.runner);
 		assertThat(this.held.hold(call, now)).as("refused by its timer").isNull();
 		return call;
@@ -206,7 +206,7 @@ class HeldCallsTests {
 	private CallRunner runner() {
 		return new CallRunner(this.calls, this.methods, this.held,
 				new RowWrites(new DatabaseProblems(), () -> {
-				}, Duration.ofSeconds(1)), new DurableCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
+				}, Duration.ofSeconds(1)), new CallCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
 				UUID.randomUUID(), Duration.ofMinutes(1), Duration.ofSeconds(10));
 	}
 

@@ -84,7 +84,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 			Future<?> open = caller.submit(() -> transactions(app).executeWithoutResult((status) -> {
 				orders.cancelIfUnpaid("held", Instant.now());
 				if (cancelAbsent) {
-					app.getBean(DelayedCalls.class).cancel("Orders.cancelIfUnpaid", "gone");
+					app.getBean(DurableCalls.class).cancel("Orders.cancelIfUnpaid", "gone");
 				}
 				made.countDown();
 				try {
@@ -153,7 +153,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		orders.remind(new Order("O-1", 2));
 		orders.remind(new Order("o-1 ", 3));
 		assertThat(calls(app)).isEqualTo(3);
-		assertThat(app.getBean(DelayedCalls.class).cancel("orders.remind", "o-1 ")).isTrue();
+		assertThat(app.getBean(DurableCalls.class).cancel("orders.remind", "o-1 ")).isTrue();
 		assertThat(jdbc(app).queryForList("SELECT arguments FROM WHEEL_TIMER_CALL ORDER BY arguments", String.class))
 			.containsExactly("[{\"id\":\"O-1\",\"cents\":2}]", "[{\"id\":\"o-1\",\"cents\":1}]");
 	}
@@ -164,7 +164,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		// exclusive one: callers replacing one key at once deadlock, and the losers are retried.
 		ConfigurableApplicationContext app = start(newDatabase());
 		Orders orders = app.getBean(Orders.class);
-		DelayedCalls calls = app.getBean(DelayedCalls.class);
+		DurableCalls calls = app.getBean(DurableCalls.class);
 		int threads = 6;
 		int rounds = 150;
 		ExecutorService callers = Executors.newFixedThreadPool(threads);

@@ -59,7 +59,7 @@ public class OrderTimeouts {
 	}
 
 	private void record(String method, String orderId) {
-		this.runs.add(new Run(method, orderId, DelayedCalls.currentAttempt(), this.clock.get()));
+		this.runs.add(new Run(method, orderId, DurableCalls.currentAttempt(), this.clock.get()));
 	}
 
 }

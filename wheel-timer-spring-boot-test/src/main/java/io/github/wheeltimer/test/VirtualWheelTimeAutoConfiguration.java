@@ -4,7 +4,7 @@ import java.time.Instant;
 
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerBuilderCustomizer;
-import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import io.github.wheeltimer.virtualtime.VirtualTicker;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -58,7 +58,7 @@ public final class VirtualWheelTimeAutoConfiguration {
 
 		@Bean
 		SmartInitializingSingleton wheelTimerVirtualTimeAwaitsDurablePolls(VirtualWheelClock clock,
-				ObjectProvider<DurableCalls> calls) {
+				ObjectProvider<DurableEngine> calls) {
 			return () -> calls.ifAvailable((durable) -> clock.ticker().awaitAlso(durable::busy));
 		}
 

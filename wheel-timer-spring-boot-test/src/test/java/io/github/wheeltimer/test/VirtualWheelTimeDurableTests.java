@@ -6,7 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +39,7 @@ class VirtualWheelTimeDurableTests {
 	JdbcTemplate jdbc;
 
 	@Autowired
-	DelayedCalls delayedCalls;
+	DurableCalls durableCalls;
 
 	@BeforeEach
 	void forgetEarlierRuns() {
@@ -61,7 +61,7 @@ class VirtualWheelTimeDurableTests {
 	void aDurableCallCancelledByKeyNeverRuns() {
 		this.payments.cancelIfUnpaid("o-2");
 		this.clock.advance(Duration.ofMinutes(10));
-		assertThat(this.delayedCalls.cancel("Payments.cancelIfUnpaid", "o-2")).isTrue();
+		assertThat(this.durableCalls.cancel("Payments.cancelIfUnpaid", "o-2")).isTrue();
 		this.clock.advance(Duration.ofMinutes(30));
 		assertThat(this.payments.cancelled()).isEmpty();
 		assertThat(rows()).isZero();

@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.CompletionException;
 
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 
 import io.github.wheeltimer.sample.shipping.ShipmentFailedException;
 import io.github.wheeltimer.sample.shipping.Shipping;
@@ -30,7 +30,7 @@ public class OrderService {
 
 	private final PaymentTimeouts paymentTimeouts;
 
-	private final DelayedCalls delayedCalls;
+	private final DurableCalls durableCalls;
 
 	private final Shipping shipping;
 
@@ -40,11 +40,11 @@ public class OrderService {
 
 	private final TransactionTemplate transactions;
 
-	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, DelayedCalls delayedCalls, Shipping shipping,
+	OrderService(OrderBook orders, PaymentTimeouts paymentTimeouts, DurableCalls durableCalls, Shipping shipping,
 			OrderProperties properties, Clock clock, PlatformTransactionManager transactionManager) {
 		this.orders = orders;
 		this.paymentTimeouts = paymentTimeouts;
-		this.delayedCalls = delayedCalls;
+		this.durableCalls = durableCalls;
 		this.shipping = shipping;
 		this.properties = properties;
 		this.clock = clock;
@@ -96,7 +96,7 @@ public class OrderService {
 			}
 			if (change.changed()) {
 				// Wherever the call waits: on this wheel, in the database, or on another instance.
-				this.delayedCalls.cancel(PaymentTimeouts.CANCEL_IF_UNPAID, id);
+				this.durableCalls.cancel(PaymentTimeouts.CANCEL_IF_UNPAID, id);
 			}
 			return order;
 		});

@@ -32,8 +32,8 @@ import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.durable.CallCounts;
-import io.github.wheeltimer.durable.DelayedCalls;
 import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -255,7 +255,7 @@ public final class ClusterInstance {
 
 		private final Targets targets;
 
-		private final DurableCalls calls;
+		private final DurableEngine calls;
 
 		OursNode(String url, String name, Map<String, String> options) {
 			Map<String, String> properties = new LinkedHashMap<>();
@@ -270,7 +270,7 @@ public final class ClusterInstance {
 				.logStartupInfo(false)
 				.run(arguments.toArray(String[]::new));
 			this.targets = this.context.getBean(Targets.class);
-			this.calls = this.context.getBean(DurableCalls.class);
+			this.calls = this.context.getBean(DurableEngine.class);
 		}
 
 		@Override
@@ -328,17 +328,17 @@ public final class ClusterInstance {
 
 		@DelayedExecution(delay = 1, timeUnit = TimeUnit.SECONDS, durable = true, id = "cluster.oneSecond")
 		public void oneSecond(long call, long dueMicros) {
-			run(call, DelayedCalls.currentAttempt(), dueMicros);
+			run(call, DurableCalls.currentAttempt(), dueMicros);
 		}
 
 		@DelayedExecution(delay = 2, timeUnit = TimeUnit.SECONDS, durable = true, id = "cluster.twoSeconds")
 		public void twoSeconds(long call, long dueMicros) {
-			run(call, DelayedCalls.currentAttempt(), dueMicros);
+			run(call, DurableCalls.currentAttempt(), dueMicros);
 		}
 
 		@DelayedExecution(delay = 5, timeUnit = TimeUnit.SECONDS, durable = true, id = "cluster.fiveSeconds")
 		public void fiveSeconds(long call, long dueMicros) {
-			run(call, DelayedCalls.currentAttempt(), dueMicros);
+			run(call, DurableCalls.currentAttempt(), dueMicros);
 		}
 
 	}

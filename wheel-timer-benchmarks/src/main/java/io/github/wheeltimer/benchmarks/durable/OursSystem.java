@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
@@ -217,7 +217,7 @@ public final class OursSystem implements DurableSystem {
 				id = FAILS_TWICE)
 		@Retryable(maxRetries = RetriedCalls.MAX_RETRIES, delay = RetriedCalls.BACKOFF_MILLIS)
 		public void failsTwice(long callNumber, long dueAtEpochMicros) {
-			RetriedCalls.run(callNumber, DelayedCalls.currentAttempt(), dueAtEpochMicros);
+			RetriedCalls.run(callNumber, DurableCalls.currentAttempt(), dueAtEpochMicros);
 		}
 
 	}

@@ -29,7 +29,7 @@ import java.util.TreeMap;
  * Lines, times in epoch microseconds (the wall clock every process of the machine shares):
  * <pre>
  * M call due made            a caller's schedule() returned: the call exists (committed)
- * S call attempt start due   the call's method was entered (attempt: ours' DelayedCalls.currentAttempt(),
+ * S call attempt start due   the call's method was entered (attempt: ours' DurableCalls.currentAttempt(),
  *                            db-scheduler's execution version)
  * E call end                 the call's method returned
  * </pre>

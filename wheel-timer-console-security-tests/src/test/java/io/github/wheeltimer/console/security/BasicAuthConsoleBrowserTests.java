@@ -34,7 +34,7 @@ class BasicAuthConsoleBrowserTests extends SecuredConsoleTests {
 		cancel(order);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.isEqualTo("Cancelled " + describe(order) + ": it will not run."));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).isEmpty();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, order)).isEmpty();
 	}
 
 	@Test

@@ -18,7 +18,7 @@ import static org.awaitility.Awaitility.await;
  * The console behind the README's Spring Security configuration: form login, the CSRF protection
  * Spring Security turns on by default (its token kept in the session), operators who change and
  * support staff who look. Every change goes through the console in Chromium and is checked
- * through {@code DelayedCalls}.
+ * through {@code DurableCalls}.
  */
 @SpringBootTest(classes = { SecuredShop.class, ConsoleSecurity.FormLogin.class },
 		webEnvironment = WebEnvironment.RANDOM_PORT)
@@ -36,20 +36,20 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 		cancel(cancelled);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.isEqualTo("Cancelled " + describe(cancelled) + ": it will not run."));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, cancelled)).as("cancelled").isEmpty();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, cancelled)).as("cancelled").isEmpty();
 
 		findTheCapture(ran);
 		this.console.act("search-results", ran, "run");
 		await().atMost(WAIT).until(() -> this.payments.captured(ran));
 		assertThat(this.console.status()).startsWith(describe(ran) + " is due now");
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, ran)).as("ran").isEmpty();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, ran)).as("ran").isEmpty();
 
-		StoredCall before = this.delayedCalls.find(Payments.CAPTURE, moved).orElseThrow();
+		StoredCall before = this.durableCalls.find(Payments.CAPTURE, moved).orElseThrow();
 		findTheCapture(moved);
 		this.console.reschedule("search-results", moved, 60);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.startsWith(describe(moved) + " is now due "));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, moved).orElseThrow().due())
+		assertThat(this.durableCalls.find(Payments.CAPTURE, moved).orElseThrow().due())
 			.as("an hour after the time the dialog showed")
 			.isEqualTo(before.due().truncatedTo(ChronoUnit.SECONDS).plus(Duration.ofHours(1)));
 
@@ -58,13 +58,13 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 		this.console.act("search-results", declined, "run");
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.calls("failed-calls"))
 			.anySatisfy((row) -> assertThat(row).startsWith(declined + "\t" + Payments.CAPTURE).contains("FAILED")));
-		assertThat(this.delayedCalls.list(Payments.CAPTURE, CallState.FAILED, 0, 10).calls()).extracting(StoredCall::key)
+		assertThat(this.durableCalls.list(Payments.CAPTURE, CallState.FAILED, 0, 10).calls()).extracting(StoredCall::key)
 			.containsExactly(declined);
 		this.payments.decline(declined, false);
 		this.console.act("failed-calls", declined, "requeue");
 		await().atMost(WAIT).until(() -> this.payments.captured(declined));
 		assertThat(this.console.status()).startsWith(describe(declined) + " is pending again, due now");
-		assertThat(this.delayedCalls.list(Payments.CAPTURE, CallState.FAILED, 0, 10).calls()).isEmpty();
+		assertThat(this.durableCalls.list(Payments.CAPTURE, CallState.FAILED, 0, 10).calls()).isEmpty();
 
 		// The runs on the timer's counters, as each ended: two returned, one threw.
 		this.console.open("timers");
@@ -110,7 +110,7 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status()).isEqualTo("Could not cancel "
 				+ describe(order) + ": refused by the application's CSRF protection (Spring Security): it did not"
 				+ " accept the token this page sent. Reload the page and try again (HTTP 403)"));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
 	}
 
 	@Test
@@ -125,7 +125,7 @@ class FormLoginConsoleBrowserTests extends SecuredConsoleTests {
 				+ describe(order) + ": refused by the application's security: not signed in (or the session ended)."));
 		await().atMost(WAIT).until(() -> "signed out".equals(this.console.text("connection")));
 		assertThat(this.console.status()).startsWith("Could not cancel ");
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, order)).as("kept").isPresent();
 	}
 
 }

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.UUID;
 
-import io.github.wheeltimer.durable.DelayedCalls;
+import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.sample.ConsoleScreen;
 import io.github.wheeltimer.sample.HeadlessChromium;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +35,7 @@ abstract class SecuredConsoleTests {
 	Payments payments;
 
 	@Autowired
-	DelayedCalls delayedCalls;
+	DurableCalls durableCalls;
 
 	ConsoleScreen console;
 
@@ -52,7 +52,7 @@ abstract class SecuredConsoleTests {
 	String order() {
 		String order = "order-" + UUID.randomUUID().toString().substring(0, 8);
 		this.payments.capture(order);
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, order)).isPresent();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, order)).isPresent();
 		return order;
 	}
 

@@ -30,12 +30,12 @@ class SpaCsrfConsoleBrowserTests extends SecuredConsoleTests {
 		cancel(cancelled);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(this.console.status())
 			.isEqualTo("Cancelled " + describe(cancelled) + ": it will not run."));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, cancelled)).isEmpty();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, cancelled)).isEmpty();
 
 		findTheCapture(ran);
 		this.console.act("search-results", ran, "run");
 		await().atMost(WAIT).until(() -> this.payments.captured(ran));
-		assertThat(this.delayedCalls.find(Payments.CAPTURE, ran)).isEmpty();
+		assertThat(this.durableCalls.find(Payments.CAPTURE, ran)).isEmpty();
 	}
 
 }

@@ -48,15 +48,15 @@ import org.springframework.aop.ProxyMethodInvocation;
  * start are written by the thread that ends an attempt, before the timer's queue publishes the
  * retry to the worker, which hands it to the executor in turn.
  */
-final class DelayedCall implements DelayedTask, Runnable {
+final class InMemoryCall implements DelayedTask, Runnable {
 
-	private static final Log logger = LogFactory.getLog(DelayedCall.class);
+	private static final Log logger = LogFactory.getLog(InMemoryCall.class);
 
 	private static final VarHandle ENDED;
 
 	static {
 		try {
-			ENDED = MethodHandles.lookup().findVarHandle(DelayedCall.class, "ended", boolean.class);
+			ENDED = MethodHandles.lookup().findVarHandle(InMemoryCall.class, "ended", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -101,7 +101,7 @@ final class DelayedCall implements DelayedTask, Runnable {
 	@SuppressWarnings("unused")
 	private volatile boolean ended;
 
-	DelayedCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result,
+	InMemoryCall(DelayedMethod method, MethodInvocation invocation, @Nullable DelayedResult result,
 			DelayedCallObserver.CallerContext context) {
 		this.method = method;
 		this.invocation = invocation;

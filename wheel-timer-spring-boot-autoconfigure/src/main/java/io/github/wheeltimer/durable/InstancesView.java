@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * The database's view of the durable calls, for operators and for the poll's warnings: read-only,
  * any thread, each read a few statements.
  */
-final class DurableReports {
+final class InstancesView {
 
 	private final CallRepository calls;
 
@@ -26,7 +26,7 @@ final class DurableReports {
 
 	private final UUID instance;
 
-	DurableReports(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
+	InstancesView(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
 			Duration lease, UUID instance) {
 		this.calls = calls;
 		this.instances = instances;

@@ -26,9 +26,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
  * that a rollback leaves memory as it was. A call is counted scheduled once its statement passed. A key's held call is read before the statement: only the
  * call that statement replaced or cancelled leaves the wheel, never one made after it.
  */
-final class DurableClient {
+final class CallWriter {
 
-	private static final Log logger = LogFactory.getLog(DurableClient.class);
+	private static final Log logger = LogFactory.getLog(CallWriter.class);
 
 	private final CallRepository calls;
 
@@ -42,7 +42,7 @@ final class DurableClient {
 
 	private final RowWrites writes;
 
-	private final DurableCounters counters;
+	private final CallCounters counters;
 
 	private final DurableClock clock;
 
@@ -56,8 +56,8 @@ final class DurableClient {
 	/** Whether this instance takes calls on its wheels: after its start, until its stop. */
 	private final BooleanSupplier running;
 
-	DurableClient(CallRepository calls, DurableMethods methods, ArgumentShapes shapes, HeldCalls held,
-			CallRunner runner, RowWrites writes, DurableCounters counters, DurableClock clock, UUID instance,
+	CallWriter(CallRepository calls, DurableMethods methods, ArgumentShapes shapes, HeldCalls held,
+			CallRunner runner, RowWrites writes, CallCounters counters, DurableClock clock, UUID instance,
 			String instanceName, Duration horizon, BooleanSupplier running) {
 		this.calls = calls;
 		this.methods = methods;
@@ -114,7 +114,7 @@ final class DurableClient {
 			}
 			return result;
 		}
-		holdAfterCommit(new DurableCall(method, id, key, arguments, due, Tries.NONE, traceParent, result, this.runner), () -> {
+		holdAfterCommit(new HeldCall(method, id, key, arguments, due, Tries.NONE, traceParent, result, this.runner), () -> {
 		});
 		return result;
 	}
@@ -123,7 +123,7 @@ final class DurableClient {
 	 * Holds a call claimed for this instance once the caller's transaction commits, or now if there
 	 * is none, then runs {@code held}.
 	 */
-	private void holdAfterCommit(DurableCall call, Runnable held) {
+	private void holdAfterCommit(HeldCall call, Runnable held) {
 		if (this.calls.inTransaction()) {
 			Transactions.afterCompletion((status) -> {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
@@ -193,7 +193,7 @@ final class DurableClient {
 				return null;
 			}
 			id = call.id();
-			logger.info("Failed durable call " + id + " of " + call.methodId() + DurableCall.keyed(call.key())
+			logger.info("Failed durable call " + id + " of " + call.methodId() + HeldCall.keyed(call.key())
 					+ " re-queued, due at " + at);
 		}
 		else {
@@ -208,7 +208,7 @@ final class DurableClient {
 		Tries tries = (call.state() == CallState.FAILED)
 				? new Tries(call.tries().attempts(), call.tries().failures(), 0, null) : call.tries();
 		if (near) {
-			DurableCall moved = new DurableCall(method, id, call.key(), call.arguments(), at, tries,
+			HeldCall moved = new HeldCall(method, id, call.key(), call.arguments(), at, tries,
 					call.traceParent(), null, this.runner);
 			if (Duration.between(at, now).compareTo(this.horizon) > 0) {
 				moved.lateBecause("it was rescheduled to a due time already past");
@@ -256,7 +256,7 @@ final class DurableClient {
 	 * call, never a newer one made with the same key in between.
 	 * @return the call, if this took it off
 	 */
-	private @Nullable DurableCall dropHeld(StoredCall call) {
+	private @Nullable HeldCall dropHeld(StoredCall call) {
 		String key = call.key();
 		return (key != null) ? this.held.drop(call.methodId(), key, call.id()) : this.held.drop(call.id());
 	}
@@ -356,7 +356,7 @@ final class DurableClient {
 	 * if it is somehow still there.
 	 */
 	private void drop(String methodId, String key, UUID id) {
-		DurableCall call = this.held.drop(methodId, key, id);
+		HeldCall call = this.held.drop(methodId, key, id);
 		if (call != null) {
 			this.writes.write(call.description(), "handed back", () -> this.calls.handBack(id, this.instance), null);
 		}

@@ -14,21 +14,21 @@ import org.jspecify.annotations.Nullable;
  * This instance's lease on its claimed calls: its heartbeat, and what it knows of its own
  * connection to the database.
  * <p>
- * Threads: the heartbeat runs on the {@link DurableScheduler}'s heartbeat thread, on real time
+ * Threads: the heartbeat runs on the {@link DurableThreads}'s heartbeat thread, on real time
  * (the database judges leases on its own real clock), one beat at a time, each armed by the one
  * before. The poll reads the state
  * below, and reports its own database failures to it; every field is volatile and written whole,
  * so no lock is needed. What is wrong with the database is kept by {@link DatabaseProblems}.
  */
-final class DurableLease {
+final class Lease {
 
-	private static final Log logger = LogFactory.getLog(DurableLease.class);
+	private static final Log logger = LogFactory.getLog(Lease.class);
 
 	private static final long DISCONNECTED = Long.MIN_VALUE;
 
 	private final InstanceRepository instances;
 
-	private final DurableScheduler scheduler;
+	private final DurableThreads scheduler;
 
 	private final UUID instance;
 
@@ -69,7 +69,7 @@ final class DurableLease {
 	/** The {@link ArgumentShapes#changes()} its row holds. Heartbeat's thread only, after {@link #begin}. */
 	private int publishedChanges;
 
-	DurableLease(InstanceRepository instances, DurableScheduler scheduler, UUID instance, DurableSettings settings,
+	Lease(InstanceRepository instances, DurableThreads scheduler, UUID instance, DurableSettings settings,
 			DatabaseProblems problems) {
 		this.instances = instances;
 		this.scheduler = scheduler;

@@ -25,7 +25,7 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * instance miss its beats and lose its lease. Each job arms its next run when it ends, so jobs of
  * a kind never overlap.
  */
-final class DurableScheduler {
+final class DurableThreads {
 
 	/** Polls' wheel, on the application's clock. */
 	private final HashedWheelTimer wheel;
@@ -41,7 +41,7 @@ final class DurableScheduler {
 	 * @param builder a builder of the application's timers, on their clock (a test's virtual one
 	 * too)
 	 */
-	DurableScheduler(HashedWheelTimer.Builder builder) {
+	DurableThreads(HashedWheelTimer.Builder builder) {
 		this.wheel = builder.threadFactory(daemon("wheel-timer-durable-poll-timer")).build();
 		this.realTime = HashedWheelTimer.builder()
 			.tickDuration(Duration.ofMillis(100))

@@ -23,7 +23,7 @@ import io.github.wheeltimer.durable.CallCounts;
 import io.github.wheeltimer.durable.CallPage;
 import io.github.wheeltimer.durable.CallRepository;
 import io.github.wheeltimer.durable.CallState;
-import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.DurableEngine;
 import io.github.wheeltimer.durable.DurableCallsReport;
 import io.github.wheeltimer.durable.FailedCall;
 import io.github.wheeltimer.durable.MethodShapes;
@@ -35,10 +35,10 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * The durable calls of this instance as the {@code wheeltimer} endpoint reads and changes them:
- * maps what {@link DurableCalls} reads from the database to the endpoint's descriptors, so that the
+ * maps what {@link DurableEngine} reads from the database to the endpoint's descriptors, so that the
  * table's rows never become the endpoint's contract.
  */
-public final class JdbcDurableCallsOperations implements DurableCallsOperations {
+public final class DefaultDurableCallsOperations implements DurableCallsOperations {
 
 	/** The most failed calls the endpoint's main answer lists, newest first. */
 	static final int FAILED_LISTED = 20;
@@ -46,13 +46,13 @@ public final class JdbcDurableCallsOperations implements DurableCallsOperations 
 	/** The most failed calls {@code GET durable/failed} lists, newest first. */
 	static final int FAILED_PAGE = 100;
 
-	private final DurableCalls durable;
+	private final DurableEngine durable;
 
 	/**
 	 * Creates the operations.
 	 * @param durable this instance's durable calls
 	 */
-	public JdbcDurableCallsOperations(DurableCalls durable) {
+	public DefaultDurableCallsOperations(DurableEngine durable) {
 		this.durable = durable;
 	}
 

@@ -61,7 +61,7 @@ import org.springframework.util.ClassUtils;
  * thread-safe: the readers, writers and checks are built once, in the constructor; the checks
  * remember their verdict on each class they meet, in a thread-safe way.
  */
-final class DurableArguments {
+final class ArgumentCodec {
 
 	private final JsonMapper mapper;
 
@@ -120,7 +120,7 @@ final class DurableArguments {
 	 * @throws IllegalArgumentException naming the parameter if its type cannot make the round
 	 * trip through JSON, with the reason and what to change
 	 */
-	DurableArguments(JsonMapper mapper, Method method) {
+	ArgumentCodec(JsonMapper mapper, Method method) {
 		this.mapper = mapper;
 		this.method = describe(method);
 		Type[] parameters = method.getGenericParameterTypes();

@@ -14,9 +14,9 @@ import org.apache.commons.logging.LogFactory;
  * (callers, the poll, executors); readers sum. Each count is exact; a snapshot read while calls
  * move may be a call apart between two counts, as Micrometer's function counters are.
  */
-final class DurableCounters {
+final class CallCounters {
 
-	private static final Log logger = LogFactory.getLog(DurableCounters.class);
+	private static final Log logger = LogFactory.getLog(CallCounters.class);
 
 	private static final long LATE_LINE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -54,7 +54,7 @@ final class DurableCounters {
 	private volatile LongConsumer latenessRecorder = (nanos) -> {
 	};
 
-	DurableCounters(Duration horizon) {
+	CallCounters(Duration horizon) {
 		this.horizon = horizon;
 	}
 
@@ -63,7 +63,7 @@ final class DurableCounters {
 	}
 
 	/** A call passed its gate and starts now, {@code lateness} after its due time. */
-	void started(DurableCall call, Duration lateness) {
+	void started(HeldCall call, Duration lateness) {
 		if (call.before().cutShort()) {
 			// It started before, on an instance whose lease then ran out: that run may have finished
 			// its work without its row being finished (at least once).
@@ -79,7 +79,7 @@ final class DurableCounters {
 	 * One line a minute at most for calls that start late: after an outage they come by the
 	 * thousand, and the meter has each one.
 	 */
-	private void sayLate(DurableCall call, Duration lateness) {
+	private void sayLate(HeldCall call, Duration lateness) {
 		long unsaid = this.lateUnsaid.incrementAndGet();
 		long now = System.nanoTime();
 		long said = this.lateSaidNanos.get();

@@ -29,13 +29,13 @@ import org.jspecify.annotations.Nullable;
  * the method returned or threw, or the call will not run here after all (fenced, handed back, or
  * back on the wheel to try its gate again, a new timeout then).
  */
-final class DurableCall implements DelayedTask {
+final class HeldCall implements DelayedTask {
 
 	private static final VarHandle IN_BACKLOG;
 
 	static {
 		try {
-			IN_BACKLOG = MethodHandles.lookup().findVarHandle(DurableCall.class, "inBacklog", boolean.class);
+			IN_BACKLOG = MethodHandles.lookup().findVarHandle(HeldCall.class, "inBacklog", boolean.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -99,7 +99,7 @@ final class DurableCall implements DelayedTask {
 	@SuppressWarnings("unused")
 	private volatile boolean inBacklog;
 
-	DurableCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, Tries before,
+	HeldCall(DurableMethod method, UUID id, @Nullable String key, String arguments, Instant due, Tries before,
 			@Nullable String traceParent, @Nullable DurableResult result, GateEntry gate) {
 		this.method = method;
 		this.id = id;

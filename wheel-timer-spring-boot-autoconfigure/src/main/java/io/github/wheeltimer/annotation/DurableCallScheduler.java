@@ -4,7 +4,7 @@ package io.github.wheeltimer.annotation;
  * The scheduler of {@code @DelayedExecution(durable = true)} methods: implemented by the durable
  * calls, a bean when they are on. Its own package depends on this one, never the reverse.
  */
-public interface DurableScheduling extends DelayedCallScheduler {
+public interface DurableCallScheduler extends DelayedCallScheduler {
 
 	/**
 	 * Resolves the durable side of a method at startup: its id, key, and how its arguments are
