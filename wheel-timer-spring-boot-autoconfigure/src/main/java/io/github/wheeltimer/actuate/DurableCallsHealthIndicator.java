@@ -1,7 +1,7 @@
 package io.github.wheeltimer.actuate;
 
-import io.github.wheeltimer.durable.DurableEngine;
-import io.github.wheeltimer.durable.StrandedCalls;
+import io.github.wheeltimer.durable.cooperation.StrandedCalls;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;

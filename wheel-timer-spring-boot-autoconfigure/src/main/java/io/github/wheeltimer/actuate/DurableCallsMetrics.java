@@ -3,8 +3,8 @@ package io.github.wheeltimer.actuate;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
-import io.github.wheeltimer.durable.CallCounts;
-import io.github.wheeltimer.durable.DurableEngine;
+import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.run.CallCounts;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -6,22 +6,22 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.actuate.DefaultDurableCallsOperations;
 import io.github.wheeltimer.actuate.DurableCallsHealthIndicator;
 import io.github.wheeltimer.actuate.DurableCallsMetrics;
-import io.github.wheeltimer.actuate.DefaultDurableCallsOperations;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
-import io.github.wheeltimer.durable.DefaultDurableCalls;
 import io.github.wheeltimer.durable.DurableCalls;
-import io.github.wheeltimer.durable.DurableEngine;
-import io.github.wheeltimer.durable.CallRepository;
-import io.github.wheeltimer.durable.DurableSettings;
-import io.github.wheeltimer.durable.InstanceRepository;
+import io.github.wheeltimer.durable.cooperation.DurableSettings;
+import io.github.wheeltimer.durable.engine.DefaultDurableCalls;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableDialects;
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.JdbcInstanceRepository;
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.InstanceRepository;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -21,7 +21,7 @@ public record Tries(int attempts, int failures, int retries, @Nullable Instant r
 	public static final Tries NONE = new Tries(0, 0, 0, null);
 
 	/** @return whether a run started before and never ended: it may have done its work */
-	boolean cutShort() {
+	public boolean cutShort() {
 		return this.attempts > this.failures;
 	}
 

@@ -23,32 +23,30 @@
  * the next poll.</li>
  * </ul>
  *
- * <h2>How it works</h2>
- * Each class has one owner and says in its own comment which threads touch it and why the
- * order is right.
+ * <h2>Where things are</h2>
+ * Each package uses only the packages listed after it; each class has one owner and says in its
+ * own comment which threads touch it and why the order is right.
  * <ul>
- * <li>{@link io.github.wheeltimer.durable.DurableEngine}: the lifecycle (start, stop with its
- * drain and hand-back, destroy) and the scheduler the annotation package hands durable calls to;
- * it builds and wires the parts below and answers monitoring.</li>
- * <li>{@code CallWriter}, callers' threads: writes a call's row (replacing the pending call of
- * its key), cancels, re-queues, and waits for the caller's transaction to commit before it
- * changes anything in memory.</li>
- * <li>{@code HeldCalls}, memory only: the calls on this instance's wheels, by id and by key, the
- * backlog of calls already due, the futures of calls not held yet, the drain of a stop.</li>
- * <li>{@code ClaimPoller}, the poll thread: retries deferred writes, takes over dead instances'
- * calls, cleans up, and claims the calls coming within the horizon.</li>
- * <li>{@code CallRunner}: gate (on the gate thread), decode, invoke (on executors' threads),
- * finish, one outcome per run; {@code CallBatches}, the gate thread, puts the gates of the calls
- * that fell due together in one statement, and the deletes of the calls that ran in another, at
- * least once a tick. A run reaches its method through {@code RunPath}: the bean's own advice
- * ({@code @Transactional} and the rest) without the advice that delays calls, and the finish as
- * the innermost step, inside the method's transaction.</li>
- * <li>{@code Lease}, the heartbeat thread: the instance's heartbeat and what it knows of its
- * own connection; {@code DurableThreads} arms the polls on the application's clock and the beats
- * on real time, each on a thread of its own.</li>
- * <li>{@code RowWrites} (writes that wait for the database, the stop's time budget),
- * {@code DatabaseProblems} (each problem said once), {@code CallCounters},
- * {@code DurableClock}, {@code DurableMethods} (ids, keys, argument codecs).</li>
+ * <li>{@code durable.engine}: {@code DurableEngine}, the lifecycle (start, the stop's drain and
+ * hand-back) and the scheduler the annotation package hands durable calls to; {@code CallWriter},
+ * the callers' writes, applied in memory once the caller's transaction commits;
+ * {@code DefaultDurableCalls}, this package's {@link io.github.wheeltimer.durable.DurableCalls}.</li>
+ * <li>{@code durable.cooperation}: sharing with the other instances: {@code ClaimPoller} (the poll
+ * thread: deferred writes, take-overs, clean-up, claims within the horizon), {@code Lease} (the
+ * heartbeat thread), {@code DurableThreads}, the versions' argument shapes, the instances'
+ * view.</li>
+ * <li>{@code durable.run}: a held call's one-way run: {@code HeldCalls} (memory only: the calls
+ * on this instance's wheels, the backlog, the stop's drain), {@code CallBatches} (the gate thread:
+ * one statement for the gates of the calls that fell due together, one for the finishes),
+ * {@code CallRunner} (decode, invoke on the method's executor through the bean's own advice, end
+ * once), the counters.</li>
+ * <li>{@code durable.arguments}: a durable method as stored: id, key, the argument codec and
+ * its startup proof.</li>
+ * <li>{@code durable.storage}: the repository seam and life with the database: failures
+ * classified, each problem said once, writes that wait, the stop's budget.</li>
+ * <li>{@code durable.jdbc}: the repositories on JDBC and the dialects.</li>
+ * <li>this package: what application code uses: {@code DurableCalls}, {@code StoredCall},
+ * {@code CallState}, {@code CallPage}, {@code Tries}.</li>
  * </ul>
  *
  * <h2>How a call travels</h2>
@@ -64,8 +62,8 @@
  * {@code PENDING}; the calls of an instance whose heartbeat stopped are taken over by the others.
  *
  * <h2>Adding a database</h2>
- * Storage is behind {@link io.github.wheeltimer.durable.CallRepository} and
- * {@link io.github.wheeltimer.durable.InstanceRepository}; their JDBC implementations in
+ * Storage is behind {@link io.github.wheeltimer.durable.storage.CallRepository} and
+ * {@link io.github.wheeltimer.durable.storage.InstanceRepository}; their JDBC implementations in
  * {@link io.github.wheeltimer.durable.jdbc} write the SQL every supported database shares and ask a
  * {@link io.github.wheeltimer.durable.jdbc.DurableDialect} for the rest. A database is added with:
  * <ol>

@@ -77,7 +77,7 @@ class PackageStructureTests {
 				}
 			}
 		});
-		assertThat(references).as("the starter's classes as jdeps read them").containsKey("durable.CallRunner");
+		assertThat(references).as("the starter's classes as jdeps read them").containsKey("durable.run.CallRunner");
 		return references;
 	}
 

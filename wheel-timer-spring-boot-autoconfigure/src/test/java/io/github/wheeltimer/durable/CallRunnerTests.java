@@ -8,6 +8,10 @@ import java.util.concurrent.CompletionException;
 
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import io.github.wheeltimer.durable.OrderTimeouts.Run;
+import io.github.wheeltimer.durable.engine.DefaultDurableCalls;
+import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.run.CallCounts;
+import io.github.wheeltimer.durable.run.CallRunner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -31,6 +31,8 @@ import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.run.CallCounts;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Value;

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 

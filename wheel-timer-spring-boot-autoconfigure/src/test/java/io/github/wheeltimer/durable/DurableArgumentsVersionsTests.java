@@ -3,6 +3,7 @@ package io.github.wheeltimer.durable;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 
+import io.github.wheeltimer.durable.arguments.ArgumentCodec;
 import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;

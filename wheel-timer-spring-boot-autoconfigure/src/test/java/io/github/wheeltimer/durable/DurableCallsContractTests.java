@@ -22,9 +22,14 @@ import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableDialects;
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
+import io.github.wheeltimer.durable.run.CallCounts;
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.Requeued;
+import io.github.wheeltimer.durable.storage.UnreadableCalls;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 

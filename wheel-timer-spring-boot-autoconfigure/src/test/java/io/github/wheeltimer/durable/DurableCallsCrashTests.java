@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.run.CallCounts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -11,6 +11,7 @@ import io.github.wheeltimer.actuate.DurableCallsUnavailableException;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

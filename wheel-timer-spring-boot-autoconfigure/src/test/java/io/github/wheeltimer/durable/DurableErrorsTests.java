@@ -11,6 +11,7 @@ import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerEndpointAutoConfiguration;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -16,6 +16,13 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.github.wheeltimer.durable.storage.CallCount;
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.ClaimedCall;
+import io.github.wheeltimer.durable.storage.FailedCall;
+import io.github.wheeltimer.durable.storage.Requeued;
+import io.github.wheeltimer.durable.storage.StoredText;
+import io.github.wheeltimer.durable.storage.UnreadableCalls;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -31,7 +38,7 @@ import org.springframework.dao.DuplicateKeyException;
  * Tests see the rows ({@link #row}, {@link #rows}), change them as another instance would
  * ({@link #setOwner}), count the statements and inject failures ({@link #statements()}).
  */
-final class FakeCallRepository implements CallRepository {
+public final class FakeCallRepository implements CallRepository {
 
 	static final String PENDING = "PENDING";
 
@@ -57,7 +64,7 @@ final class FakeCallRepository implements CallRepository {
 	 * @param instances the instances' table, whose lock and clock this table shares
 	 * @param lease how long after its last heartbeat an instance counts as dead
 	 */
-	FakeCallRepository(FakeInstanceRepository instances, Duration lease) {
+	public FakeCallRepository(FakeInstanceRepository instances, Duration lease) {
 		this.db = instances;
 		this.lease = lease;
 		instances.attach(this);

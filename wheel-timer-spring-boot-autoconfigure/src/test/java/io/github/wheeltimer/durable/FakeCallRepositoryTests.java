@@ -7,6 +7,10 @@ import java.util.Set;
 import java.util.UUID;
 
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
+import io.github.wheeltimer.durable.storage.ClaimedCall;
+import io.github.wheeltimer.durable.storage.DatabaseFailure;
+import io.github.wheeltimer.durable.storage.FailedCall;
+import io.github.wheeltimer.durable.storage.Requeued;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataAccessResourceFailureException;

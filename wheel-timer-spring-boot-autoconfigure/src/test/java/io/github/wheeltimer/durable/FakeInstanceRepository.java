@@ -11,6 +11,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.InstanceRepository;
+import io.github.wheeltimer.durable.storage.InstanceStatus;
+import io.github.wheeltimer.durable.storage.MethodShapes;
+import io.github.wheeltimer.durable.storage.StoredText;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Thread-safe: one lock (this object's monitor) guards both repositories' rows.
  */
-final class FakeInstanceRepository implements InstanceRepository {
+public final class FakeInstanceRepository implements InstanceRepository {
 
 	/** Where the fake database's clock starts: any instant will do, as long as tests read it here. */
 	static final Instant START = Instant.parse("2030-01-01T00:00:00Z");

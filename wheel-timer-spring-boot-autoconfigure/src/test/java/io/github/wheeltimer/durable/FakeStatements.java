@@ -5,6 +5,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.github.wheeltimer.durable.storage.DatabaseFailure;
+
 import org.springframework.dao.DataAccessResourceFailureException;
 
 /**

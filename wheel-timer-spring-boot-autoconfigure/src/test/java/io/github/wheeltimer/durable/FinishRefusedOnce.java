@@ -6,6 +6,8 @@ import java.lang.reflect.Proxy;
 import java.sql.SQLTransactionRollbackException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.wheeltimer.durable.storage.CallRepository;
+
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.dao.CannotAcquireLockException;
 

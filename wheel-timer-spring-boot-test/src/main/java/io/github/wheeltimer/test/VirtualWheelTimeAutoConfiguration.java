@@ -4,7 +4,7 @@ import java.time.Instant;
 
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerBuilderCustomizer;
-import io.github.wheeltimer.durable.DurableEngine;
+import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.virtualtime.VirtualTicker;
 
 import org.springframework.beans.factory.ListableBeanFactory;

@@ -31,9 +31,9 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.wheeltimer.annotation.DelayedExecution;
-import io.github.wheeltimer.durable.CallCounts;
 import io.github.wheeltimer.durable.DurableCalls;
-import io.github.wheeltimer.durable.DurableEngine;
+import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.run.CallCounts;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;

@@ -111,7 +111,7 @@ public final class OursSystem implements DurableSystem {
 		// The policy, and the runner's steps that turn a failure into the next attempt's due time.
 		String type = frame.getClassName();
 		return type.startsWith("io.github.wheeltimer.annotation.DelayedRetry")
-				|| (type.equals("io.github.wheeltimer.durable.CallRunner")
+				|| (type.equals("io.github.wheeltimer.durable.run.CallRunner")
 						&& (frame.getMethodName().startsWith("retry") || frame.getMethodName().equals("waitForRetry")));
 	}
 

@@ -17,17 +17,17 @@ import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
-import io.github.wheeltimer.durable.CallCount;
-import io.github.wheeltimer.durable.CallRepository;
-import io.github.wheeltimer.durable.CallRepository.MethodShape;
 import io.github.wheeltimer.durable.CallState;
-import io.github.wheeltimer.durable.ClaimedCall;
-import io.github.wheeltimer.durable.FailedCall;
-import io.github.wheeltimer.durable.Requeued;
 import io.github.wheeltimer.durable.StoredCall;
-import io.github.wheeltimer.durable.StoredText;
 import io.github.wheeltimer.durable.Tries;
-import io.github.wheeltimer.durable.UnreadableCalls;
+import io.github.wheeltimer.durable.storage.CallCount;
+import io.github.wheeltimer.durable.storage.CallRepository.MethodShape;
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.ClaimedCall;
+import io.github.wheeltimer.durable.storage.FailedCall;
+import io.github.wheeltimer.durable.storage.Requeued;
+import io.github.wheeltimer.durable.storage.StoredText;
+import io.github.wheeltimer.durable.storage.UnreadableCalls;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryPolicy;

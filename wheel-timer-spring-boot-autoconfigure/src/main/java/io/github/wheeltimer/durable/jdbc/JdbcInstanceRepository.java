@@ -10,11 +10,11 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import io.github.wheeltimer.durable.CallRepository;
-import io.github.wheeltimer.durable.InstanceRepository;
-import io.github.wheeltimer.durable.InstanceStatus;
-import io.github.wheeltimer.durable.MethodShapes;
-import io.github.wheeltimer.durable.StoredText;
+import io.github.wheeltimer.durable.storage.CallRepository;
+import io.github.wheeltimer.durable.storage.InstanceRepository;
+import io.github.wheeltimer.durable.storage.InstanceStatus;
+import io.github.wheeltimer.durable.storage.MethodShapes;
+import io.github.wheeltimer.durable.storage.StoredText;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
