@@ -22,6 +22,7 @@ import io.github.wheeltimer.durable.CallPage;
 import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.cooperation.DurableCallsReport;
+import io.github.wheeltimer.durable.engine.DurableCallsAdmin;
 import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.durable.run.CallCounts;
 import io.github.wheeltimer.durable.storage.CallCount;
@@ -48,12 +49,15 @@ public final class DefaultDurableCallsOperations implements DurableCallsOperatio
 
 	private final DurableEngine durable;
 
+	private final DurableCallsAdmin admin;
+
 	/**
 	 * Creates the operations.
 	 * @param durable this instance's durable calls
 	 */
 	public DefaultDurableCallsOperations(DurableEngine durable) {
 		this.durable = durable;
+		this.admin = durable.admin();
 	}
 
 	@Override
@@ -66,7 +70,7 @@ public final class DefaultDurableCallsOperations implements DurableCallsOperatio
 					List.of(), List.of(), Map.of(), List.of(), counts, problem);
 		}
 		try {
-			DurableCallsReport report = this.durable.report(FAILED_LISTED);
+			DurableCallsReport report = this.admin.report(FAILED_LISTED);
 			Map<String, Long> calls = new LinkedHashMap<>();
 			Instant oldestOverdue = null;
 			for (CallCount state : report.states()) {
@@ -104,13 +108,13 @@ public final class DefaultDurableCallsOperations implements DurableCallsOperatio
 	@Override
 	public DurableCallsDescriptor.FailedCallsDescriptor failed(@Nullable String methodId) {
 		return onTheDatabase(() -> new DurableCallsDescriptor.FailedCallsDescriptor(methodId,
-				this.durable.countFailed(methodId), failed(this.durable.failedCalls(methodId, FAILED_PAGE))));
+				this.admin.countFailed(methodId), failed(this.admin.failedCalls(methodId, FAILED_PAGE))));
 	}
 
 	@Override
 	public DurableCallsDescriptor.RequeueDescriptor requeue(@Nullable String methodId) {
 		return onTheDatabase(() -> {
-			Requeued requeued = this.durable.requeueFailed(methodId);
+			Requeued requeued = this.admin.requeueFailed(methodId);
 			return new DurableCallsDescriptor.RequeueDescriptor(methodId, requeued.requeued(), failed(requeued.keyHeld()));
 		});
 	}
@@ -120,7 +124,7 @@ public final class DefaultDurableCallsOperations implements DurableCallsOperatio
 			int size) {
 		CallState parsed = state(state);
 		return onTheDatabase(() -> {
-			CallPage calls = this.durable.list(new CallRepository.Filter(methodId, key, parsed), page, size);
+			CallPage calls = this.admin.list(new CallRepository.Filter(methodId, key, parsed), page, size);
 			return new CallPageDescriptor(methodId, key, (parsed != null) ? parsed.name() : null, calls.page(),
 					calls.size(), calls.total(), this.durable.now(),
 					calls.calls().stream().map(this::described).toList());
@@ -129,22 +133,23 @@ public final class DefaultDurableCallsOperations implements DurableCallsOperatio
 
 	@Override
 	public @Nullable CallDescriptor call(UUID id) {
-		return onTheDatabase(() -> described(this.durable.find(id)));
+		return onTheDatabase(() -> described(this.admin.find(id).orElse(null)));
 	}
 
 	@Override
 	public @Nullable CallDescriptor reschedule(UUID id, @Nullable Instant due) {
-		return onTheDatabase(() -> described(this.durable.reschedule(id, (due != null) ? due : this.durable.now())));
+		return onTheDatabase(() -> described(
+				this.admin.reschedule(id, (due != null) ? due : this.durable.now()).orElse(null)));
 	}
 
 	@Override
 	public @Nullable CallDescriptor cancel(UUID id) {
-		return onTheDatabase(() -> described(this.durable.cancel(id)));
+		return onTheDatabase(() -> described(this.admin.cancel(id).orElse(null)));
 	}
 
 	@Override
 	public DeletedCallsDescriptor deleteCallsOf(String methodId) {
-		return onTheDatabase(() -> new DeletedCallsDescriptor(methodId, this.durable.deleteCallsOf(methodId)));
+		return onTheDatabase(() -> new DeletedCallsDescriptor(methodId, this.admin.deleteCallsOf(methodId)));
 	}
 
 	private static @Nullable CallState state(@Nullable String state) {

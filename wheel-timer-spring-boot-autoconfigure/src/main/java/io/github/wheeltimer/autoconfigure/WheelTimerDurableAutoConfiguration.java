@@ -12,7 +12,6 @@ import io.github.wheeltimer.actuate.DurableCallsMetrics;
 import io.github.wheeltimer.annotation.DelayedMethodRegistry;
 import io.github.wheeltimer.durable.DurableCalls;
 import io.github.wheeltimer.durable.cooperation.DurableSettings;
-import io.github.wheeltimer.durable.engine.DefaultDurableCalls;
 import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableDialects;
@@ -137,7 +136,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DurableCalls wheelTimerDurableCalls(DurableEngine engine) {
-		return new DefaultDurableCalls(engine);
+		return engine.admin();
 	}
 
 	@Configuration(proxyBeanMethods = false)

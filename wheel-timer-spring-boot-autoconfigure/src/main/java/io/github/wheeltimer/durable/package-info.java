@@ -27,19 +27,21 @@
  * Each package uses only the packages listed after it; each class has one owner and says in its
  * own comment which threads touch it and why the order is right.
  * <ul>
- * <li>{@code durable.engine}: {@code DurableEngine}, the lifecycle (start, the stop's drain and
- * hand-back) and the scheduler the annotation package hands durable calls to; {@code CallWriter},
- * the callers' writes, applied in memory once the caller's transaction commits;
- * {@code DefaultDurableCalls}, this package's {@link io.github.wheeltimer.durable.DurableCalls}.</li>
+ * <li>{@code durable.engine}: {@code DurableEngine}, the lifecycle and the scheduler the
+ * annotation package hands durable calls to; {@code Stopping}, the stop's drain and hand-back;
+ * {@code CallWriter}, the callers' writes, applied in memory once the caller's transaction
+ * commits; {@code DurableCallsAdmin}, the {@link io.github.wheeltimer.durable.DurableCalls} of
+ * application code and what operators read and change.</li>
  * <li>{@code durable.cooperation}: sharing with the other instances: {@code ClaimPoller} (the poll
- * thread: deferred writes, take-overs, clean-up, claims within the horizon), {@code Lease} (the
- * heartbeat thread), {@code DurableThreads}, the versions' argument shapes, the instances'
- * view.</li>
- * <li>{@code durable.run}: a held call's one-way run: {@code HeldCalls} (memory only: the calls
- * on this instance's wheels, the backlog, the stop's drain), {@code CallBatches} (the gate thread:
- * one statement for the gates of the calls that fell due together, one for the finishes),
- * {@code CallRunner} (decode, invoke on the method's executor through the bean's own advice, end
- * once), the counters.</li>
+ * thread: deferred writes, claims within the horizon), {@code TakeOvers} (dead instances' calls,
+ * and what a late call waited for), {@code CleanUp}, {@code Lease} (the heartbeat thread),
+ * {@code DurableThreads}, the versions' argument shapes, the instances' view.</li>
+ * <li>{@code durable.run}: a held call's run, one way ({@code RunPipeline} builds it):
+ * {@code Hold} (on its wheel), {@code GateBatch} (the gates of the calls that fell due together,
+ * one statement), {@code CallRunner} (decode and invoke on the method's executor, through the
+ * bean's own advice), {@code RunEnd} (one outcome), {@code FinishBatch} (the rows that ran go, the
+ * retries' wait); {@code HandBack} for a call any stage will not run here; {@code HeldCalls},
+ * memory only.</li>
  * <li>{@code durable.arguments}: a durable method as stored: id, key, the argument codec and
  * its startup proof.</li>
  * <li>{@code durable.storage}: the repository seam and life with the database: failures

@@ -44,7 +44,7 @@ class BeanNamesTests {
 	@Test
 	void userBeansNamedLikeEachOfTheStartersTypesStartCleanly() {
 		Set<String> names = beanNamesOfTheStartersTypes();
-		assertThat(names).contains("durableCalls", "durableEngine", "defaultDurableCalls", "configuredTimers", "delayedMethodRegistry",
+		assertThat(names).contains("durableCalls", "durableEngine", "durableCallsAdmin", "configuredTimers", "delayedMethodRegistry",
 				"delayedCallObserver", "durableSchemaInitializer", "delayedExecutionBeanPostProcessor");
 		UserBeans.names = names;
 		try (ConfigurableApplicationContext context = start()) {

@@ -213,7 +213,7 @@ public class ClusterInstance {
 				case "counts":
 					return json.writeValueAsString(counts(calls));
 				case "report":
-					return json.writeValueAsString(calls.report(50));
+					return json.writeValueAsString(calls.admin().report(50));
 				case "held":
 					return String.valueOf(calls.held());
 				case "health":

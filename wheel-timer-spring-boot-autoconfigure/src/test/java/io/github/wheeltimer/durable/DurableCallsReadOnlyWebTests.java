@@ -73,7 +73,7 @@ class DurableCallsReadOnlyWebTests {
 	@Test
 	void aCallIsReadWithItsArgumentsHiddenButCannotBeChangedAndTheEndpointSaysItIsReadOnly() {
 		this.orders.remind(new DurableApp.Order("o-hidden", 100));
-		String id = this.durable.find("orders.remind", "o-hidden").id().toString();
+		String id = this.durable.admin().find("orders.remind", "o-hidden").orElseThrow().id().toString();
 		this.client.get()
 			.uri("/actuator/wheeltimer/durable/calls?method=orders.remind&key=o-hidden")
 			.exchange()
@@ -104,7 +104,7 @@ class DurableCallsReadOnlyWebTests {
 			.exchange()
 			.expectStatus()
 			.isEqualTo(HttpStatus.METHOD_NOT_ALLOWED);
-		assertThat(this.durable.find(UUID.fromString(id))).isNotNull();
+		assertThat(this.durable.admin().find(UUID.fromString(id))).isPresent();
 	}
 
 }

@@ -54,7 +54,7 @@ class DurableFailedCallsWebTests {
 		this.orders.remind(new DurableApp.Order("o-keyed-2", -1));
 		DurableCallsContractTests.dueNow(this.app);
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.durable.failedCalls("orders.remind", 10).size() == 2);
+			.until(() -> this.durable.admin().failedCalls("orders.remind", 10).size() == 2);
 		DocumentContext failed = read("/actuator/wheeltimer/durable/failed?method=orders.remind");
 		assertThat(failed.read("$.method", String.class)).isEqualTo("orders.remind");
 		assertThat(failed.read("$.total", Integer.class)).isEqualTo(2);
@@ -75,7 +75,7 @@ class DurableFailedCallsWebTests {
 	void eachRunOfAFailingMethodAgainByRunAndRequeueIsCountedFailedByItsMethodAndItsTimer() {
 		this.orders.explode("o-again");
 		await().atMost(Duration.ofSeconds(10)).until(() -> failedRunsOfExplode() == 1);
-		UUID id = this.durable.failedCalls("Orders.explode", 10).get(0).id();
+		UUID id = this.durable.admin().failedCalls("Orders.explode", 10).get(0).id();
 
 		this.client.post()
 			.uri("/actuator/wheeltimer/durable/calls/" + id)

@@ -21,8 +21,8 @@ class DurableRescheduleTests {
 		try (DurableHarness harness = new DurableHarness().start()) {
 			harness.call("cancelIfUnpaid", "o-1");
 			Instant start = harness.now();
-			StoredCall moved = harness.durable.reschedule(DurableHarness.id("cancelIfUnpaid"), "o-1",
-					start.plusSeconds(8));
+			StoredCall moved = harness.durable.admin().reschedule(DurableHarness.id("cancelIfUnpaid"), "o-1",
+					start.plusSeconds(8)).orElseThrow();
 			assertThat(moved.state()).isEqualTo(CallState.CLAIMED);
 			assertThat(moved.owner()).isEqualTo(harness.durable.instance());
 			assertThat(harness.durable.held()).isOne();
@@ -45,7 +45,7 @@ class DurableRescheduleTests {
 	void aCallWaitingInTheDatabaseRunNowFiresOnTheNextTickHereAndCountsAsClaimed() {
 		try (DurableHarness harness = new DurableHarness().start()) {
 			UUID far = harness.insertPending("remind", Duration.ofMinutes(30), "o-2");
-			StoredCall now = harness.durable.reschedule(far, harness.now());
+			StoredCall now = harness.durable.admin().reschedule(far, harness.now()).orElseThrow();
 			assertThat(now.id()).isNotEqualTo(far);
 			assertThat(harness.counts().claimed()).isOne();
 
@@ -66,9 +66,9 @@ class DurableRescheduleTests {
 			UUID self = harness.durable.instance();
 			harness.calls.claim(self, harness.now().plus(Duration.ofHours(1)), List.of(DurableHarness.id("remind")), List.of(), 10);
 			assertThat(harness.calls.start(List.of(id), self).passed()).containsExactly(id);
-			assertThat(harness.durable.find(id).state()).isEqualTo(CallState.RUNNING);
-			assertThat(harness.durable.reschedule(id, harness.now())).isNull();
-			assertThat(harness.durable.cancel(id)).isNull();
+			assertThat(harness.durable.admin().find(id).orElseThrow().state()).isEqualTo(CallState.RUNNING);
+			assertThat(harness.durable.admin().reschedule(id, harness.now())).isEmpty();
+			assertThat(harness.durable.admin().cancel(id)).isEmpty();
 			assertThat(harness.calls.row(id).state()).isEqualTo(FakeCallRepository.RUNNING);
 		}
 	}

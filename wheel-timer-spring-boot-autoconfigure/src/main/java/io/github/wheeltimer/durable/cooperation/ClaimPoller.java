@@ -1,15 +1,9 @@
 package io.github.wheeltimer.durable.cooperation;
 
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,20 +12,16 @@ import io.github.wheeltimer.Timeout;
 import io.github.wheeltimer.durable.arguments.DurableMethod;
 import io.github.wheeltimer.durable.arguments.DurableMethods;
 import io.github.wheeltimer.durable.run.CallCounters;
-import io.github.wheeltimer.durable.run.CallRunner;
 import io.github.wheeltimer.durable.run.DurableClock;
 import io.github.wheeltimer.durable.run.HeldCall;
 import io.github.wheeltimer.durable.run.HeldCalls;
-import io.github.wheeltimer.durable.storage.CallCount;
+import io.github.wheeltimer.durable.run.RunPipeline;
 import io.github.wheeltimer.durable.storage.CallRepository;
 import io.github.wheeltimer.durable.storage.ClaimedCall;
 import io.github.wheeltimer.durable.storage.DatabaseProblems.Source;
 import io.github.wheeltimer.durable.storage.InstanceRepository;
-import io.github.wheeltimer.durable.storage.InstanceStatus;
 import io.github.wheeltimer.durable.storage.MethodShapes;
 import io.github.wheeltimer.durable.storage.RowWrites;
-import io.github.wheeltimer.durable.storage.StoredText;
-import io.github.wheeltimer.durable.storage.UnreadableCalls;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -54,12 +44,6 @@ public final class ClaimPoller {
 
 	private static final long CLEAN_UP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	/**
-	 * The most calls of dead instances remembered at once, to say in a late call's log line which
-	 * instance's lease it waited for: beyond that, the line says it less precisely.
-	 */
-	static final int MAX_TAKE_OVER_NOTES = 10_000;
-
 	private final CallRepository calls;
 
 	private final InstanceRepository instances;
@@ -70,7 +54,7 @@ public final class ClaimPoller {
 
 	private final HeldCalls held;
 
-	private final CallRunner runner;
+	private final RunPipeline pipeline;
 
 	private final RowWrites writes;
 
@@ -88,12 +72,9 @@ public final class ClaimPoller {
 
 	private final UUID instance;
 
-	/**
-	 * The instance rows that had this instance's configured name when it started, with the
-	 * heartbeat each had then: its previous run, whose calls it takes as soon as that heartbeat is
-	 * seen to have stopped. Filled before the first poll.
-	 */
-	private final Map<UUID, Instant> predecessors = new ConcurrentHashMap<>();
+	private final TakeOvers takeOvers;
+
+	private final CleanUp cleanUp;
 
 	/**
 	 * Polls launched and not yet ended: what a virtual clock waits for. Counted from the moment a
@@ -118,33 +99,17 @@ public final class ClaimPoller {
 
 	private volatile @Nullable Timeout nextPoll;
 
-	/**
-	 * Polls only: the calls this instance's take-overs put back, by id, with what held them, until a
-	 * poll claims them here (what the log line of a late call says it waited for) or for a minute
-	 * (another instance claimed them).
-	 */
-	private final Map<UUID, TakeOver> takenOver = new HashMap<>();
-
-	/** When this instance started, by the application's clock: a call due before waited for it. */
-	private volatile Instant startedAt = Instant.MIN;
-
-	/** Whether other instances' rows were there when this one started, alive or not: written before the first poll. */
-	private volatile boolean othersAtStart;
-
 	/** Polls only. */
 	private long lastCleanUpNanos = Long.MIN_VALUE;
 
 	/** Polls only: the {@link ArgumentShapes#changes()} the last count of waiting calls saw. */
 	private int countedChanges;
 
-	/** Written by the clean-ups, read by health checks. */
-	private volatile StrandedCalls waiting = new StrandedCalls(0, 0);
-
 	/** Polls only: when a poll last did more than claim. */
 	private long lastFullPollNanos = System.nanoTime();
 
 	public ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
-			HeldCalls held, CallRunner runner, RowWrites writes, InstancesView reports, CallCounters counters,
+			HeldCalls held, RunPipeline pipeline, RowWrites writes, InstancesView reports, CallCounters counters,
 			DurableClock clock, Lease lease, DurableThreads scheduler, DurableSettings settings,
 			UUID instance) {
 		this.calls = calls;
@@ -152,7 +117,7 @@ public final class ClaimPoller {
 		this.methods = methods;
 		this.shapes = shapes;
 		this.held = held;
-		this.runner = runner;
+		this.pipeline = pipeline;
 		this.writes = writes;
 		this.reports = reports;
 		this.counters = counters;
@@ -161,30 +126,23 @@ public final class ClaimPoller {
 		this.scheduler = scheduler;
 		this.settings = settings;
 		this.instance = instance;
+		this.takeOvers = new TakeOvers(calls, instances, methods, shapes, counters, lease, settings, instance);
+		this.cleanUp = new CleanUp(calls, instances, held, reports, this.takeOvers, clock, settings);
 		held.refillWith(this::refill);
 	}
 
+
 	/**
-	 * Notes the instance rows there are as this instance starts: whether another instance shared
-	 * the calls (what the line of a call due before this start says it waited for), and those of
-	 * this instance's configured name, its previous runs. On the starting thread, before this
-	 * instance joins the instance table.
+	 * Notes the instance rows there are as this instance starts, before it joins them; on the
+	 * starting thread.
 	 */
 	public void notePredecessors() {
-		List<InstanceStatus> others = this.instances.instances(this.settings.lease());
-		this.othersAtStart = !others.isEmpty();
-		if (this.settings.instanceNameConfigured()) {
-			String name = StoredText.of(this.settings.instanceName(), CallRepository.NAME_LENGTH);
-			others.stream()
-				.filter((other) -> other.name().equals(name) && other.heartbeat() != null
-						&& !other.id().equals(this.instance))
-				.forEach((other) -> this.predecessors.put(other.id(), other.heartbeat()));
-		}
+		this.takeOvers.notePredecessors();
 	}
 
 	/** Launches the first poll; on the starting thread. */
 	public void start() {
-		this.startedAt = this.clock.now();
+		this.takeOvers.started(this.clock.now());
 		this.running = true;
 		this.polling.incrementAndGet();
 		this.scheduler.pollNow(() -> poll(false));
@@ -229,11 +187,11 @@ public final class ClaimPoller {
 			if (!refill || nowNanos - this.lastFullPollNanos >= this.settings.pollInterval().toNanos()) {
 				this.lastFullPollNanos = nowNanos;
 				this.writes.retryDeferred();
-				takeOverPredecessors();
-				takeOverDeadOwners();
+				this.takeOvers.takeOverPredecessors();
+				this.takeOvers.takeOverDeadOwners();
 				if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
 					this.lastCleanUpNanos = nowNanos;
-					cleanUp();
+					this.cleanUp.cleanUp();
 				}
 			}
 			Instant now = this.clock.now();
@@ -254,11 +212,11 @@ public final class ClaimPoller {
 			// A batch of due calls waits for this instance's executors: what is left is the other
 			// instances' to claim meanwhile, and this one's again once half of its backlog has started.
 			wantRefill = more && this.running;
-			if (!refill && (this.shapes.changes() != this.countedChanges || this.waiting.unreadable() > 0)) {
+			if (!refill && (this.shapes.changes() != this.countedChanges || this.cleanUp.waiting().unreadable() > 0)) {
 				// What this instance cannot read changed, or calls wait for another version: the health
 				// check's count follows each poll (after its claims) until none waits, not each minute.
 				this.countedChanges = this.shapes.changes();
-				countWaiting(this.reports.instances(), null);
+				this.cleanUp.countWaiting(this.reports.instances(), null);
 			}
 			this.writes.succeeded(Source.POLL);
 		}
@@ -307,10 +265,10 @@ public final class ClaimPoller {
 					continue;
 				}
 				HeldCall call = new HeldCall(method, row.id(), row.key(), row.arguments(), row.due(),
-						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.runner);
-				call.lateBecause(lateBecause(row, now));
+						row.tries(), row.traceParent(), this.held.claimFuture(row.id()), this.pipeline.gate());
+				call.lateBecause(this.takeOvers.lateBecause(row, now));
 				call.startedKey(row.startedKey());
-				this.runner.hold(call);
+				this.pipeline.hold(call);
 			}
 			left -= rows.size();
 			more = rows.size() == asked;
@@ -347,60 +305,6 @@ public final class ClaimPoller {
 				null));
 		this.counters.handedBack.increment();
 		return false;
-	}
-
-	/**
-	 * Why a call claimed late was not claimed in time, as far as this instance can tell: what its
-	 * log line says if it starts late.
-	 * @return the reason, or {@code null} if it is claimed in time (late, it waited here)
-	 */
-	private @Nullable String lateBecause(ClaimedCall row, Instant now) {
-		TakeOver takeOver = this.takenOver.remove(row.id());
-		if (takeOver != null) {
-			return takeOver.reason();
-		}
-		if (Duration.between(row.due(), now).compareTo(this.settings.horizon()) <= 0) {
-			return null;
-		}
-		if (row.tries().cutShort()) {
-			return "it had started on an instance that then died, or lost its lease, before the call ended: it"
-					+ " waited for that lease to run out, and for an instance to take the call over";
-		}
-		DurableMethod method = this.methods.find(row.methodId());
-		if (method != null && !row.shape().isEmpty() && this.shapes.foreign(method, row.shape())) {
-			return "it was written by another version of the application (argument shape "
-					+ ArgumentShapes.shapeName(row.shape()) + "): it may have waited while no live instance that"
-					+ " reads it claimed it (its version stopped, or was rolled back), or for any instance to run";
-		}
-		if (row.due().isBefore(this.startedAt)) {
-			return this.othersAtStart
-					? "it fell due before this instance started (at " + this.startedAt + "), while other instances"
-							+ " shared the calls: the one that held it died, and its lease (" + this.settings.lease()
-							+ ") had to run out before another took it over, or none could claim it then (its database"
-							+ " failed, or calls due before it held the claims back)"
-					: "no instance was running to claim it when it fell due; this instance started at " + this.startedAt;
-		}
-		return "this instance was running when it fell due but did not claim it then: another instance held it and"
-				+ " did not start it (it died, and its lease had to run out, or it stopped), or this instance's polls"
-				+ " could not claim it (its database failed, or calls due before it held its claims back)";
-	}
-
-	/**
-	 * Remembers what held the calls a take-over put back, for the log line of those that start
-	 * late here; up to {@link #MAX_TAKE_OVER_NOTES}.
-	 */
-	private void noteTakeOver(Iterable<UUID> ids, String reason) {
-		long now = System.nanoTime();
-		for (UUID id : ids) {
-			if (this.takenOver.size() >= MAX_TAKE_OVER_NOTES) {
-				return;
-			}
-			this.takenOver.put(id, new TakeOver(reason, now));
-		}
-	}
-
-	/** What held a call a take-over put back, and when that was noted (System.nanoTime()). */
-	private record TakeOver(String reason, long notedNanos) {
 	}
 
 	/**
@@ -469,132 +373,12 @@ public final class ClaimPoller {
 	}
 
 	/**
-	 * Takes the calls of this instance's previous run: an instance whose name is configured (a
-	 * StatefulSet's pod, a systemd unit) restarted after a crash knows that an instance row of its
-	 * own name is its predecessor, and need not wait for its lease. Only once that row's heartbeat
-	 * is seen to have stopped (older than half the lease and unchanged since this instance
-	 * started), and once this instance has itself reached the database for two heartbeat
-	 * intervals: a live replica that shares the name (a mistake, warned about) beats meanwhile.
-	 */
-	private void takeOverPredecessors() {
-		Duration twoBeats = this.settings.heartbeatInterval().multipliedBy(2).plusMillis(100);
-		if (this.predecessors.isEmpty() || !this.lease.connectedFor(twoBeats)) {
-			return;
-		}
-		Duration half = this.settings.lease().dividedBy(2);
-		// The shortest lease allowed is two beats: then half of it would be a single beat.
-		List<InstanceStatus> others = this.instances.instances((half.compareTo(twoBeats) >= 0) ? half : twoBeats);
-		// A row gone meanwhile (the normal take-over removed it) leaves nothing to wait for.
-		this.predecessors.keySet().retainAll(others.stream().map(InstanceStatus::id).toList());
-		for (InstanceStatus other : others) {
-			Instant seen = this.predecessors.get(other.id());
-			if (seen == null) {
-				continue;
-			}
-			if (!Objects.equals(seen, other.heartbeat())) {
-				this.predecessors.remove(other.id());
-				logger.warn("Another live instance is named '" + other.name() + "', as this one: its calls are not"
-						+ " taken over at this start. Give each instance a name of its own"
-						+ " (wheel-timer.durable.instance-name), such as its pod's name");
-			}
-			else if (!other.alive()) {
-				this.predecessors.remove(other.id());
-				List<UUID> taken = this.calls.takeOverCallsOf(other.id());
-				this.counters.takenOver.add(taken.size());
-				noteTakeOver(taken, "it was held by the previous run of this instance, '" + other.name() + "' ("
-						+ other.id() + "), whose heartbeat stopped at " + other.heartbeat()
-						+ "; this instance took it over at its start, once it had seen that heartbeat stopped");
-				logger.info("Took over " + taken.size() + " durable calls of the previous run of instance '"
-						+ other.name() + "', whose heartbeat stopped at " + other.heartbeat());
-				// Its row goes too; should this fail, the clean-up removes it with the other silent ones.
-				this.instances.unregister(other.id());
-			}
-		}
-	}
-
-	/** At every poll: a dead instance's calls wait at most its lease and one poll. */
-	private void takeOverDeadOwners() {
-		if (!this.lease.connectedForALease()) {
-			return;
-		}
-		Map<UUID, UUID> taken = this.calls.takeOverDeadOwners();
-		if (taken.isEmpty()) {
-			return;
-		}
-		this.counters.takenOver.add(taken.size());
-		logger.info("Took over " + taken.size() + " durable calls of instances whose lease ran out");
-		// One more statement, only when there was something to take over: what the late ones waited for.
-		Map<UUID, InstanceStatus> owners = new HashMap<>();
-		this.instances.instances(this.settings.lease()).forEach((owner) -> owners.put(owner.id(), owner));
-		Map<UUID, List<UUID>> byOwner = new LinkedHashMap<>();
-		taken.forEach((id, owner) -> byOwner.computeIfAbsent(owner, (key) -> new ArrayList<>()).add(id));
-		byOwner.forEach((owner, ids) -> noteTakeOver(ids, waitedForTheLeaseOf(owner, owners.get(owner))));
-	}
-
-	/** What a call of a dead instance waited for, said once per instance and shared by its calls. */
-	private String waitedForTheLeaseOf(UUID id, @Nullable InstanceStatus owner) {
-		String died = (owner != null)
-				? "instance '" + owner.name() + "' (" + id + "), which died holding it with its last heartbeat at "
-						+ owner.heartbeat()
-				: "instance " + id + ", which died holding it and is no longer listed";
-		return "it waited for the lease of " + died + "; this instance took it over once that lease ("
-				+ this.settings.lease() + ") had run out";
-	}
-
-	/** Removes what is past its retention: once a minute is plenty, and keeps an idle instance quiet. */
-	private void cleanUp() {
-		long nowNanos = System.nanoTime();
-		this.takenOver.values().removeIf((note) -> nowNanos - note.notedNanos() >= CLEAN_UP_NANOS);
-		this.calls.deleteFailedBefore(this.settings.failedRetention());
-		this.instances.deleteSilentFor(this.settings.lease().multipliedBy(10));
-		this.held.forgetLostFutures();
-		// Not a failure (an instance that knows them may be on its way), but nothing runs them until then.
-		Instant now = this.clock.now();
-		List<InstanceStatus> instances = this.reports.instances();
-		List<CallCount> unknown = this.reports.pendingOfUnknownMethods(instances);
-		for (CallCount waiting : unknown) {
-			Instant due = waiting.earliestDue();
-			if (due != null && due.isBefore(now)) {
-				logger.warn(waiting.count() + " durable calls of method id '" + waiting.name() + "' are waiting, the"
-						+ " oldest since " + due + ": no live instance knows that method (renamed without"
-						+ " @DelayedExecution(id = ...), or removed?); they run once an instance that knows it starts");
-			}
-		}
-		List<UnreadableCalls> unreadable = countWaiting(instances, unknown);
-		for (UnreadableCalls waiting : unreadable) {
-			Instant due = waiting.earliestDue();
-			if (due != null && due.isBefore(now)) {
-				logger.warn(waiting.count() + " durable calls of method id '" + waiting.methodId() + "' are waiting,"
-						+ " the oldest since " + due + ": they were written by a version of the application (argument"
-						+ " shape " + ArgumentShapes.shapeName(waiting.shape()) + ") whose arguments no live instance"
-						+ " can read; they run once an instance that reads them starts (that version, or one made to"
-						+ " read them: see the WARN line each instance logged when it first met them)");
-			}
-		}
-	}
-
-	/**
-	 * Counts the calls that wait for an instance that is not running, for health checks.
-	 * @param unknown the calls of methods no live instance knows, as just read; {@code null} between
-	 * clean-ups, which keep the count the last one read
-	 * @return the calls no live instance can read
-	 */
-	private List<UnreadableCalls> countWaiting(List<InstanceStatus> instances, @Nullable List<CallCount> unknown) {
-		List<UnreadableCalls> unreadable = this.reports.unreadable(instances);
-		long unknownMethods = (unknown != null) ? unknown.stream().mapToLong(CallCount::count).sum()
-				: this.waiting.unknownMethods();
-		this.waiting = new StrandedCalls(unknownMethods,
-				unreadable.stream().mapToLong(UnreadableCalls::count).sum());
-		return unreadable;
-	}
-
-	/**
 	 * What the last clean-up found waiting for an instance that does not run: calls of methods no
 	 * live instance knows, and calls no live instance can read.
 	 * @return the counts, both 0 before the first clean-up
 	 */
 	public StrandedCalls waiting() {
-		return this.waiting;
+		return this.cleanUp.waiting();
 	}
 
 	/**

@@ -15,11 +15,11 @@ import io.github.wheeltimer.durable.arguments.DurableMethod;
 import io.github.wheeltimer.durable.arguments.DurableMethods;
 import io.github.wheeltimer.durable.cooperation.ArgumentShapes;
 import io.github.wheeltimer.durable.run.CallCounters;
-import io.github.wheeltimer.durable.run.CallRunner;
 import io.github.wheeltimer.durable.run.DurableClock;
 import io.github.wheeltimer.durable.run.DurableResult;
 import io.github.wheeltimer.durable.run.HeldCall;
 import io.github.wheeltimer.durable.run.HeldCalls;
+import io.github.wheeltimer.durable.run.RunPipeline;
 import io.github.wheeltimer.durable.storage.CallRepository;
 import io.github.wheeltimer.durable.storage.DatabaseFailure;
 import io.github.wheeltimer.durable.storage.InstanceStatus;
@@ -56,7 +56,7 @@ public final class CallWriter {
 
 	private final HeldCalls held;
 
-	private final CallRunner runner;
+	private final RunPipeline pipeline;
 
 	private final RowWrites writes;
 
@@ -75,13 +75,13 @@ public final class CallWriter {
 	private final BooleanSupplier running;
 
 	CallWriter(CallRepository calls, DurableMethods methods, ArgumentShapes shapes, HeldCalls held,
-			CallRunner runner, RowWrites writes, CallCounters counters, DurableClock clock, UUID instance,
+			RunPipeline pipeline, RowWrites writes, CallCounters counters, DurableClock clock, UUID instance,
 			String instanceName, Duration horizon, BooleanSupplier running) {
 		this.calls = calls;
 		this.methods = methods;
 		this.shapes = shapes;
 		this.held = held;
-		this.runner = runner;
+		this.pipeline = pipeline;
 		this.writes = writes;
 		this.counters = counters;
 		this.clock = clock;
@@ -132,7 +132,9 @@ public final class CallWriter {
 			}
 			return result;
 		}
-		holdAfterCommit(new HeldCall(method, id, key, arguments, due, Tries.NONE, traceParent, result, this.runner), () -> {
+		HeldCall call = new HeldCall(method, id, key, arguments, due, Tries.NONE, traceParent, result,
+				this.pipeline.gate());
+		holdAfterCommit(call, () -> {
 		});
 		return result;
 	}
@@ -147,7 +149,7 @@ public final class CallWriter {
 				// Unknown (the connection broke during the commit): the row may be there, claimed by us;
 				// held, its gate finds out. Only a rollback certainly removed it.
 				if (status != TransactionSynchronization.STATUS_ROLLED_BACK) {
-					this.runner.hold(call);
+					this.pipeline.hold(call);
 					held.run();
 				}
 				else if (call.result() != null) {
@@ -156,7 +158,7 @@ public final class CallWriter {
 			});
 		}
 		else {
-			this.runner.hold(call);
+			this.pipeline.hold(call);
 			held.run();
 		}
 	}
@@ -227,7 +229,7 @@ public final class CallWriter {
 				? new Tries(call.tries().attempts(), call.tries().failures(), 0, null) : call.tries();
 		if (near) {
 			HeldCall moved = new HeldCall(method, id, call.key(), call.arguments(), at, tries,
-					call.traceParent(), null, this.runner);
+					call.traceParent(), null, this.pipeline.gate());
 			if (Duration.between(at, now).compareTo(this.horizon) > 0) {
 				moved.lateBecause("it was rescheduled to a due time already past");
 			}

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #stop stopped}, whoever puts a call in (or the closing thread) takes the batches out
  * itself; the queues are safe for several takers, and each call is taken once.
  */
-public final class CallBatches {
+final class CallBatches {
 
 	private static final Log logger = LogFactory.getLog(CallBatches.class);
 

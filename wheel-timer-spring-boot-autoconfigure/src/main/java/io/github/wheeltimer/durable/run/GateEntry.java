@@ -4,7 +4,7 @@ package io.github.wheeltimer.durable.run;
  * Where a held call goes when its timer fires it: its gate. A {@link HeldCall} knows only this,
  * so that its run travels one way, from the wheel to the gate, and never back into what held it.
  */
-interface GateEntry {
+public interface GateEntry {
 
 	/**
 	 * The call fell due: it waits for the batch that gates it. On the timer's worker, or on the

@@ -1,8 +1,10 @@
 /**
- * The run of a call this instance holds, one way: hold it on its method's wheel
- * ({@code HeldCalls}), pass the gate in a batch ({@code CallBatches}), invoke it on its method's
- * executor ({@code CallRunner}), end it once and finish its row in a batch. Threads: callers' and
- * the poll thread hold, wheel workers fire, the gate thread gates and finishes, executors run.
+ * The run of a call this instance holds, one way: {@code Hold} (on its method's wheel) → the wheel
+ * fires → {@code GateBatch} (one statement for the gates of the calls that fell due together) →
+ * the method's executor: {@code CallRunner} (decode, invoke) → {@code RunEnd} (one outcome) →
+ * {@code FinishBatch} (the rows that ran go together). {@code HandBack} takes a call any stage
+ * will not run here. Threads: callers' and the poll thread hold, wheel workers fire, the gate
+ * thread gates and finishes, executors run.
  * <p>
  * Internal: public only for the packages above it (cooperation, engine, actuate), not an API; it may change in any release.
  */

@@ -53,7 +53,7 @@ class HeldCallsTests {
 
 	private HeldCalls held = new HeldCalls(4);
 
-	private CallRunner runner = runner();
+	private RunPipeline runner = runner();
 
 	HeldCallsTests() throws NoSuchMethodException {
 		Method cancelIfUnpaid = OrderTimeouts.class.getMethod("cancelIfUnpaid", String.class);
@@ -200,7 +200,7 @@ class HeldCallsTests {
 	private HeldCall hold(String key, Duration dueIn) {
 		Instant now = START.plus(this.ticker.elapsed());
 		HeldCall call = new HeldCall(this.method, UUID.randomUUID(), key, "[\"" + key + "\"]", now.plus(dueIn), Tries.NONE,
-				null, null, this.runner);
+				null, null, this.runner.gate());
 		assertThat(this.held.hold(call, now)).as("refused by its timer").isNull();
 		return call;
 	}
@@ -211,8 +211,8 @@ class HeldCallsTests {
 	}
 
 	/** What the calls hand themselves back through if the timer stops with them on it. */
-	private CallRunner runner() {
-		return new CallRunner(this.calls, this.methods, this.held,
+	private RunPipeline runner() {
+		return new RunPipeline(this.calls, this.methods, this.held,
 				new RowWrites(new DatabaseProblems(), () -> {
 				}, Duration.ofSeconds(1)), new CallCounters(Duration.ofSeconds(10)), new DurableClock(this.ticker),
 				UUID.randomUUID(), Duration.ofMinutes(1), Duration.ofSeconds(10));

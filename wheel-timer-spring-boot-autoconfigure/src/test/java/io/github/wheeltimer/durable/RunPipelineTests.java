@@ -8,10 +8,9 @@ import java.util.concurrent.CompletionException;
 
 import io.github.wheeltimer.durable.FakeCallRepository.CallRow;
 import io.github.wheeltimer.durable.OrderTimeouts.Run;
-import io.github.wheeltimer.durable.engine.DefaultDurableCalls;
 import io.github.wheeltimer.durable.engine.DurableEngine;
 import io.github.wheeltimer.durable.run.CallCounts;
-import io.github.wheeltimer.durable.run.CallRunner;
+import io.github.wheeltimer.durable.run.RunPipeline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * The run path of a held call ({@link CallRunner}): gate, invoke, finish or fail, through a whole
+ * The run path of a held call ({@link RunPipeline}): gate, invoke, finish or fail, through a whole
  * {@link DurableEngine} on fake repositories and virtual time.
  */
-class CallRunnerTests {
+class RunPipelineTests {
 
 	private static final Duration DELAY = Duration.ofSeconds(5);
 
@@ -122,7 +121,7 @@ class CallRunnerTests {
 		assertThat(row.attempts()).isOne();
 		assertThat(row.lastError()).isEqualTo("java.lang.IllegalStateException: no stock reserved for o-2");
 		assertThat(row.callKey()).as("the key moved aside as the call started").isNull();
-		assertThat(this.harness.durable.failedCalls(null, 10)).singleElement().satisfies((failed) -> {
+		assertThat(this.harness.durable.admin().failedCalls(null, 10)).singleElement().satisfies((failed) -> {
 			assertThat(failed.key()).isEqualTo("o-2");
 			assertThat(failed.error()).isEqualTo(row.lastError());
 		});
@@ -152,7 +151,7 @@ class CallRunnerTests {
 		this.harness.start();
 		this.harness.call("cancelIfUnpaid", "o-4");
 		this.harness.advance(DELAY.minus(TICK));
-		assertThat(new DefaultDurableCalls(this.harness.durable).cancel(DurableHarness.id("cancelIfUnpaid"), "o-4")).isTrue();
+		assertThat(this.harness.durable.admin().cancel(DurableHarness.id("cancelIfUnpaid"), "o-4")).isTrue();
 		assertThat(this.harness.calls.rows()).isEmpty();
 		assertThat(this.harness.durable.held()).as("taken off the wheel at once").isZero();
 		this.harness.advance(DELAY.multipliedBy(2));
