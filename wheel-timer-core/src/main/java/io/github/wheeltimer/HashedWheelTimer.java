@@ -127,8 +127,9 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * Any thread calls newTimeout, cancel, snapshot, nextTimeouts and stop. This class owns the
 	 * lifecycle: state and stopDeadline, CAS-ed volatiles. Everything else has an owner of its own,
 	 * which says in its comment who writes what:
-	 *   - TimerWorker: the worker thread's loop, the wheel (Wheel, hand included) and the
-	 *     consuming ends of the hand-off queues;
+	 *   - TimerWorker: the worker thread's loop and the plan of its sleep, and through it what
+	 *     only the worker touches: the wheel (Wheel, hand included), the consuming ends of the
+	 *     hand-off queues (QueueIntake) and the firing of due timeouts (Firing);
 	 *   - WorkerWakeUp: the handshake that lets the worker sleep without missing what cannot
 	 *     wait, and without being woken by what can;
 	 *   - TimerCounters: the counters, each with its writer;

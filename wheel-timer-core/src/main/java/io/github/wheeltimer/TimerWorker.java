@@ -2,44 +2,30 @@ package io.github.wheeltimer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 
 /**
- * The worker thread's loop, and everything only it may touch: the wheel and its hand, the fire
- * batch, the plan of its sleep, and the consuming ends of the hand-off queues. If starting the worker thread
- * fails, the starting thread takes its place once, to {@linkplain #collectUnprocessed() collect}
- * what the queues hold: no worker ever ran, so nothing races it.
+ * The worker thread's loop, and the plan of its sleep: each pass takes what the queues bring,
+ * moves the hand up to the clock, answers questions, and then plans when to wake and parks. It
+ * owns, with the parts it works through, everything only the worker may touch: the wheel and its
+ * hand; the consuming ends of the hand-off queues ({@link QueueIntake}, which also collects the
+ * stop report); the firing of due timeouts and its counting batch ({@link Firing}). If starting
+ * the worker thread fails, the starting thread takes its place once, to
+ * {@linkplain #collectUnprocessed() collect} what the queues hold: no worker ever ran, so nothing
+ * races it.
  *
  * <p>Other threads reach it only through the lock-free queues ({@code incoming} for new timeouts,
  * {@code cancellations} for cancelled ones), the {@link SoonestQueries} stack, and the
  * {@link WorkerWakeUp} handshake that rouses it. It publishes {@code awakeSince} (when its current
- * pass of work began) with opaque stores, for readers of the lag.
- *
- * <p>It takes from the queues in bounded runs, never chasing the threads that add to their tails:
- * at each wake-up, what they held then; before it parks, what came while it was awake (those
- * producers saw no plan to compare with). Whatever comes later was compared with the published
- * plan by its producer, and rang if it could not wait for the next wake-up.
- *
- * <p>Stopping races scheduling without a lock: stop writes the timer's state, then the worker
- * drains {@code incoming}; a scheduler enqueues, then re-reads the state, and if it sees the stop
- * it races the worker for its own timeout with a CAS on the timeout's state. Either the worker
- * returns it in the stop report, or the scheduler takes it back and throws.
+ * pass of work began) with opaque stores, for readers of the lag. It only looks at the queues
+ * ({@code isEmpty}) to plan its sleep; the intake takes from them, in bounded runs that this
+ * plan relies on (see QueueIntake).
  */
 final class TimerWorker implements Runnable {
 
 	/** {@code awakeSince} while the worker is parked, has not started, or has ended. */
 	static final long NOT_AWAKE = Long.MIN_VALUE;
-
-	/**
-	 * Most queue elements taken in one go before the worker looks at the clock again: a burst of
-	 * new timeouts must not hold up the ones falling due meanwhile. 4096 take well under a
-	 * millisecond.
-	 */
-	private static final int TRANSFER_BATCH = 1 << 12;
 
 	/**
 	 * Most timeouts of the next turn staged per pass (see Wheel): about 100 us of work, so that a
@@ -74,7 +60,8 @@ final class TimerWorker implements Runnable {
 
 	final IntrusiveMpscQueue incoming = new IntrusiveMpscQueue();
 
-	final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
+	/** Only looked at here, to plan the sleep: the intake takes from it. */
+	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
 
 	final SoonestQueries queries = new SoonestQueries();
 
@@ -91,33 +78,18 @@ final class TimerWorker implements Runnable {
 	/** MAX_QUEUED_TICKS in nanoseconds, saturated. */
 	private final long maxQueuedNanos;
 
-	/** {@code null}: tasks run on this thread. */
-	private final Executor taskExecutor;
+	private final Firing firing;
 
-	private final FireBatch batch;
-
-	private final Consumer<HashedWheelTimeout> fireDue = this::fire;
+	private final QueueIntake intake;
 
 	/** When the current pass of work began; NOT_AWAKE while parked. */
 	private long awakeSince = NOT_AWAKE;
-
-	/**
-	 * The newest new timeout the worker must take before it may park, or {@code null}: what came
-	 * later was compared by its producer with the published plan, and rang if it could not wait.
-	 */
-	private WheelNode takeUntil;
-
-	/** How many cancellations had been offered when the worker woke: this wake-up takes those. */
-	private long cancelledBefore;
 
 	/** The threshold of the published plan, or RUNG when none stands. */
 	private long threshold = WorkerWakeUp.RUNG;
 
 	/** A question waits for the take that precedes its answer. */
 	private boolean answering;
-
-	/** New timeouts taken since the worker last woke. */
-	private long takenSinceWake;
 
 	TimerWorker(HashedWheelTimer timer, TimerCounters counters, ChunkedMpscQueue<HashedWheelTimeout> cancellations,
 			Wheel wheel, long tickNanos, Executor taskExecutor, Ticker ticker) {
@@ -128,9 +100,9 @@ final class TimerWorker implements Runnable {
 		this.tickNanos = tickNanos;
 		this.maxQueuedNanos = (tickNanos > Long.MAX_VALUE / MAX_QUEUED_TICKS) ? Long.MAX_VALUE
 				: MAX_QUEUED_TICKS * tickNanos;
-		this.taskExecutor = taskExecutor;
 		this.wakeUp = new WorkerWakeUp(ticker);
-		this.batch = new FireBatch(counters);
+		this.firing = new Firing(timer, counters, wheel, taskExecutor);
+		this.intake = new QueueIntake(this.incoming, cancellations, wheel, this.firing, timer, counters);
 	}
 
 	/** Any thread: when the current pass began, or NOT_AWAKE. */
@@ -163,7 +135,7 @@ final class TimerWorker implements Runnable {
 		wokeUp();
 		while (true) {
 			startPass(this.timer.elapsedNanos());
-			boolean moreCancellations = processCancellations();
+			boolean moreCancellations = this.intake.takeCancellations();
 			if (isStopDue()) {
 				return;
 			}
@@ -172,10 +144,10 @@ final class TimerWorker implements Runnable {
 			if (stopping || asked) {
 				// A stop takes everything, to know what falls due in its drain (nothing new is
 				// accepted); a question is answered from the whole wheel, queue included.
-				this.takeUntil = this.incoming.newest();
+				this.intake.includeQueued();
 				this.answering |= asked;
 			}
-			boolean moreIncoming = transferIncoming();
+			boolean moreIncoming = this.intake.takeNew();
 			if (this.answering && !moreIncoming) {
 				this.answering = false;
 				this.queries.answer(this.wheel);
@@ -230,129 +202,16 @@ final class TimerWorker implements Runnable {
 	}
 
 	/**
-	 * Takes the cancellations that were there when the worker woke, a batch at a time: later ones
-	 * wait for its next wake-up, within about a tick (see sleep), rather than have it chase the
-	 * cancelling threads.
-	 * @return whether more of those wait than one batch took
-	 */
-	private boolean processCancellations() {
-		for (int i = 0; i < TRANSFER_BATCH; i++) {
-			HashedWheelTimeout timeout = this.cancellations.pollBefore(this.cancelledBefore);
-			if (timeout == null) {
-				return false;
-			}
-			if (timeout.prev != null) {
-				this.wheel.remove(timeout);
-			}
-			notifyCancelled(timeout);
-		}
-		return this.cancellations.hasBefore(this.cancelledBefore);
-	}
-
-	/**
-	 * Takes new timeouts up to {@code takeUntil}, a batch at a time, into the wheel.
-	 * @return whether more of those wait than one batch took
-	 */
-	private boolean transferIncoming() {
-		WheelNode until = this.takeUntil;
-		if (until == null) {
-			return false;
-		}
-		boolean clockRead = false;
-		long hand = this.wheel.hand();
-		for (int i = 0; i < TRANSFER_BATCH; i++) {
-			WheelNode node = this.incoming.pollUpTo(until);
-			if (node == null) {
-				break;
-			}
-			this.takenSinceWake++;
-			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
-			if (!timeout.isPending()) {
-				timeout.next = null;
-			}
-			else {
-				// One division per timeout: the tick decides both "overdue?" and the place.
-				long tick = this.wheel.tickOf(timeout.deadline);
-				if (tick < hand) {
-					// Overdue on arrival (a delay of zero, or a busy worker).
-					timeout.next = null;
-					if (!clockRead) {
-						this.batch.begin(this.timer.elapsedNanos());
-						clockRead = true;
-					}
-					fire(timeout);
-				}
-				else {
-					// add() sets the links the queue left in the node.
-					this.wheel.add(timeout, tick);
-				}
-			}
-			if (node == until) {
-				break;
-			}
-			if (i == TRANSFER_BATCH - 1) {
-				endFireBatch();
-				return true;
-			}
-		}
-		this.takeUntil = null;
-		endFireBatch();
-		return false;
-	}
-
-	/**
 	 * Moves the hand to {@code clockTick}, firing every tick before it that holds something.
 	 * @return {@code false} if a stop became due meanwhile and the worker must end now
 	 */
 	private boolean catchUp(long clockTick) {
-		while (true) {
-			long startedAt = this.timer.elapsedNanos();
-			this.batch.begin(startedAt);
-			long fired = this.wheel.advance(clockTick, this.fireDue);
-			if (fired < 0) {
-				return true;
-			}
-			this.batch.end(this.timer.elapsedNanos());
-			// Lag only where something was due: ticks the worker slept through on purpose are not late.
-			this.counters.lag(startedAt - this.wheel.endOf(fired));
+		while (this.firing.fireNextDueTick(clockTick)) {
 			if (isStopDue()) {
 				return false;
 			}
 		}
-	}
-
-	/** Ends the fire batch, reading the clock only if something fired in it. */
-	private void endFireBatch() {
-		if (!this.batch.isEmpty()) {
-			this.batch.end(this.timer.elapsedNanos());
-		}
-	}
-
-	/** Hands a due timeout to run; the lateness batch must be open. */
-	private void fire(HashedWheelTimeout timeout) {
-		if (!timeout.expire()) {
-			return;
-		}
-		this.counters.fired();
-		this.timer.released(1);
-		if (this.batch.fired(timeout.deadline)) {
-			this.batch.end(this.timer.elapsedNanos());
-		}
-		if (this.taskExecutor == null) {
-			// A completion counts with the fire batch; a failure at once (rare, and logged anyway); a
-			// hand-off when its work says how it ended.
-			if (this.timer.runCountingFailure(timeout) && !timeout.isHandedOff()) {
-				this.batch.completed();
-			}
-			return;
-		}
-		try {
-			this.taskExecutor.execute(timeout);
-		}
-		catch (Throwable ex) {
-			this.counters.failed.increment();
-			HashedWheelTimer.warn(() -> "Task executor refused " + timeout, ex);
-		}
+		return true;
 	}
 
 	/**
@@ -378,7 +237,7 @@ final class TimerWorker implements Runnable {
 		// must not be rung by the next of them (that ring would come again and again), and comes
 		// back for them halfway to its wake-up instead.
 		boolean rungTwice = !this.wakeUp.mayRing(hand);
-		boolean streaming = (this.wakeUp.rungByFirst() && rungTwice) || this.takenSinceWake >= STREAM;
+		boolean streaming = (this.wakeUp.rungByFirst() && rungTwice) || this.intake.takenSinceWake() >= STREAM;
 		if (rungTwice && !streaming) {
 			// Rung twice in this tick, and not by a stream (whose plan below rings no more for it).
 			wakeAt = Math.min(wakeAt, nextBoundary);
@@ -389,8 +248,8 @@ final class TimerWorker implements Runnable {
 			// plan at all): they are taken first, as any of them may fall due before it.
 			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
 			this.threshold = threshold;
-			this.takeUntil = this.incoming.newest();
-			boolean more = transferIncoming();
+			this.intake.includeQueued();
+			boolean more = this.intake.takeNew();
 			if (more || this.wheel.endOf(this.wheel.nextDueTick()) < wakeAt) {
 				// More than a batch, or one of them falls due sooner: back to the loop, which
 				// fires what is due and plans again.
@@ -413,7 +272,7 @@ final class TimerWorker implements Runnable {
 		boolean queued = !this.incoming.isEmpty();
 		if (queued && !streaming) {
 			// A few more, not yet a stream: take them now.
-			this.takeUntil = this.incoming.newest();
+			this.intake.includeQueued();
 			return;
 		}
 		if (streaming) {
@@ -430,7 +289,7 @@ final class TimerWorker implements Runnable {
 			}
 			if (quietNeeded && !this.incoming.isEmpty()) {
 				// Came in before the quiet plan stood (it is read after the plan, as a producer does).
-				this.takeUntil = this.incoming.newest();
+				this.intake.includeQueued();
 				return;
 			}
 		}
@@ -448,9 +307,7 @@ final class TimerWorker implements Runnable {
 	 */
 	private void wokeUp() {
 		this.threshold = WorkerWakeUp.RUNG;
-		this.takenSinceWake = 0;
-		this.takeUntil = this.incoming.newest();
-		this.cancelledBefore = this.cancellations.offeredCount();
+		this.intake.wokeUp();
 	}
 
 	/** The latest deadline of a new timeout that would fall due before a wake-up at {@code wakeAt}. */
@@ -480,43 +337,12 @@ final class TimerWorker implements Runnable {
 	}
 
 	/**
-	 * Cancels every timeout that has not run, for the stop report, and tells the tasks of those
-	 * their callers cancelled. Called once the timer is stopping, by the thread that owns the
-	 * wheel: the worker as it ends, or the thread whose start of the worker failed (then the wheel
-	 * is empty and only the queues hold timeouts).
+	 * Cancels every timeout that has not run, for the stop report (see QueueIntake). Called once
+	 * the timer is stopping, by the worker as it ends, or by the thread whose start of the worker
+	 * failed.
 	 */
 	Set<Timeout> collectUnprocessed() {
-		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
-		HashedWheelTimeout cancelled;
-		while ((cancelled = this.cancellations.poll()) != null) {
-			// Cancelled by their callers already; the wheel is emptied below.
-			notifyCancelled(cancelled);
-		}
-		WheelNode node;
-		while ((node = this.incoming.pollOrWait()) != null) {
-			node.next = null;
-			collectUnprocessed((HashedWheelTimeout) node, unprocessed);
-		}
-		this.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
-		this.counters.unprocessed(unprocessed.size());
-		this.timer.released(unprocessed.size());
-		return unprocessed;
-	}
-
-	private static void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
-		if (timeout.cancelWithoutNotice()) {
-			unprocessed.add(timeout);
-		}
-	}
-
-	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */
-	private static void notifyCancelled(HashedWheelTimeout timeout) {
-		try {
-			timeout.task.cancelled(timeout);
-		}
-		catch (Throwable ex) {
-			HashedWheelTimer.warn(() -> "Task of " + timeout + " threw when told it was cancelled", ex);
-		}
+		return this.intake.collectUnprocessed();
 	}
 
 }
