@@ -1,20 +1,8 @@
 package io.github.wheeltimer.virtualtime;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import io.github.wheeltimer.HashedWheelTimer;
@@ -102,72 +90,25 @@ public final class VirtualTicker implements Ticker {
 	/** How long, in real time, each wait for the timers to settle lasts at most by default: 10 s. */
 	public static final Duration DEFAULT_SETTLE_TIMEOUT = Duration.ofSeconds(10);
 
-	/** The wake-up time of a park without limit: an advance never takes virtual time there. */
-	private static final long FOREVER = Long.MAX_VALUE;
-
-	/** Generations count up from zero: this one is never seen. */
-	private static final long TIMED_OUT = -1;
-
-	/** The first real pause while registered work is busy; each next pause doubles, up to the longest. */
-	private static final long FIRST_POLL_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
-
-	private static final long LONGEST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-	private static final int STACK_FRAMES_SHOWN = 8;
-
 	/*
 	 * Threads and state
 	 * -----------------
 	 * Workers (each timer's thread, and any thread that waits in park) read the clock, park and
 	 * are unparked; the threads that schedule and cancel timeouts unpark them; one test thread at
-	 * a time advances (the advancing lock serializes whole advances; it is taken before the lock,
-	 * never while holding it).
+	 * a time advances (the advancing lock serializes whole advances; it is taken before the
+	 * clock's lock, never while holding it).
 	 *
-	 * The lock guards parked (who waits, and until which virtual time), permits (unparks not yet
-	 * consumed), workers (every thread to see parked before time may move) and generation. Every
-	 * change to any of them, and every move of the clock, increments generation and signals
-	 * parkingChanged: parked threads wait on it for their time or their permit, and the advancing
-	 * thread waits on it for the workers to park.
-	 *
-	 * now is written only by the advancing thread, under the lock, and only once the workers have
-	 * settled: each is parked, with no permit, waiting for a later time. So no worker is between
-	 * reading the clock and parking when the clock moves, and the end of a park (now at the park
-	 * plus its nanos) is exactly the wake-up time the worker computed from its own reading. It is
-	 * volatile so that nanoTime, the workers' most frequent call, takes no lock. A task running on
-	 * a worker keeps that worker unsettled, so the clock cannot move under it: each task reads the
-	 * time of its own tick.
-	 *
-	 * Registered work is asked without the lock: it reads other objects (a timer's counters, an
-	 * executor), which may take locks of their own. A check therefore spans two moments: the
-	 * workers are settled at generation g, then the work is idle, then the generation is still g.
-	 * A worker that woke, parked or was unparked in between (a task on an executor scheduling a
-	 * timeout, say) changes the generation and sends the check round again.
-	 *
-	 * Virtual time starts at zero and an advance may not take it to Long.MAX_VALUE, so it never
-	 * wraps: a park that would end past that is a park for ever, and times compare with plain <.
+	 * The clock (VirtualClock) holds virtual time and who waits for it, under its lock, and says
+	 * why the clock moves only under settled workers. The settler (Settler) waits in real time for
+	 * what fell due to be done, workers and registered work, and says why a check of both spans
+	 * two moments. This class is the public face, and the advance: settle, move, again.
 	 */
 
-	private final ReentrantLock lock = new ReentrantLock();
+	private final VirtualClock clock = new VirtualClock();
 
-	private final Condition parkingChanged = this.lock.newCondition();
-
-	private volatile long now;
-
-	/** Parked threads, each with the virtual time it waits for; {@link #FOREVER} for no limit. */
-	private final Map<Thread, Long> parked = new HashMap<>();
-
-	private final Set<Thread> permits = new HashSet<>();
-
-	/** Attached, or parked here at least once; dead ones are dropped when next looked at. */
-	private final Set<Thread> workers = new LinkedHashSet<>();
-
-	private long generation;
+	private final Settler settler = new Settler(this.clock);
 
 	private final ReentrantLock advancing = new ReentrantLock();
-
-	private final List<Work> registeredWork = new CopyOnWriteArrayList<>();
-
-	private volatile Duration settleTimeout = DEFAULT_SETTLE_TIMEOUT;
 
 	/**
 	 * Creates a ticker whose virtual time starts at zero.
@@ -181,7 +122,7 @@ public final class VirtualTicker implements Ticker {
 	 */
 	@Override
 	public long nanoTime() {
-		return this.now;
+		return this.clock.now();
 	}
 
 	/**
@@ -189,7 +130,7 @@ public final class VirtualTicker implements Ticker {
 	 * @return the current virtual time
 	 */
 	public Duration elapsed() {
-		return Duration.ofNanos(this.now);
+		return Duration.ofNanos(this.clock.now());
 	}
 
 	/**
@@ -205,37 +146,7 @@ public final class VirtualTicker implements Ticker {
 		if (nanos <= 0) {
 			return;
 		}
-		Thread current = Thread.currentThread();
-		this.lock.lock();
-		try {
-			if (this.permits.remove(current)) {
-				changed();
-				return;
-			}
-			if (current.isInterrupted()) {
-				return;
-			}
-			long wakeUpAt = (nanos >= FOREVER - this.now) ? FOREVER : this.now + nanos;
-			this.workers.add(current);
-			this.parked.put(current, wakeUpAt);
-			changed();
-			try {
-				while (!this.permits.contains(current) && this.now < wakeUpAt) {
-					this.parkingChanged.await();
-				}
-			}
-			catch (InterruptedException ex) {
-				current.interrupt();
-			}
-			finally {
-				this.permits.remove(current);
-				this.parked.remove(current);
-				changed();
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.clock.park(nanos);
 	}
 
 	/**
@@ -247,14 +158,7 @@ public final class VirtualTicker implements Ticker {
 		if (thread == null) {
 			return;
 		}
-		this.lock.lock();
-		try {
-			this.permits.add(thread);
-			changed();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.clock.unpark(thread);
 	}
 
 	/**
@@ -265,14 +169,7 @@ public final class VirtualTicker implements Ticker {
 	@Override
 	public void attach(Thread worker) {
 		Objects.requireNonNull(worker, "worker must not be null");
-		this.lock.lock();
-		try {
-			this.workers.add(worker);
-			changed();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.clock.attach(worker);
 	}
 
 	/**
@@ -296,7 +193,7 @@ public final class VirtualTicker implements Ticker {
 		checkNotWorker("advance virtual time");
 		this.advancing.lock();
 		try {
-			long target = targetAfter(amount);
+			long target = this.clock.targetAfter(amount);
 			while (stepTowards(target)) {
 				// Each step settles first: what fell due at the time it left has been done.
 			}
@@ -318,12 +215,12 @@ public final class VirtualTicker implements Ticker {
 		checkNotWorker("advance virtual time");
 		this.advancing.lock();
 		try {
-			long from = this.now;
-			if (!stepTowards(FOREVER)) {
+			long from = this.clock.now();
+			if (!stepTowards(VirtualClock.FOREVER)) {
 				return Duration.ZERO;
 			}
-			settle();
-			return Duration.ofNanos(this.now - from);
+			this.settler.settle();
+			return Duration.ofNanos(this.clock.now() - from);
 		}
 		finally {
 			this.advancing.unlock();
@@ -344,9 +241,10 @@ public final class VirtualTicker implements Ticker {
 		checkNotWorker("wait for the timers to settle");
 		this.advancing.lock();
 		try {
-			settle();
-			long wakeUpAt = earliestWakeUp();
-			return (wakeUpAt == FOREVER) ? Optional.empty() : Optional.of(Duration.ofNanos(wakeUpAt - this.now));
+			this.settler.settle();
+			long wakeUpAt = this.clock.earliestWakeUp();
+			return (wakeUpAt == VirtualClock.FOREVER) ? Optional.empty()
+					: Optional.of(Duration.ofNanos(wakeUpAt - this.clock.now()));
 		}
 		finally {
 			this.advancing.unlock();
@@ -365,7 +263,7 @@ public final class VirtualTicker implements Ticker {
 	 * cheap, must not block, and must not wait for virtual time
 	 */
 	public void awaitAlso(Work work) {
-		this.registeredWork.add(Objects.requireNonNull(work, "work must not be null"));
+		this.settler.add(Objects.requireNonNull(work, "work must not be null"));
 	}
 
 	/**
@@ -404,7 +302,7 @@ public final class VirtualTicker implements Ticker {
 		if (settleTimeout.isNegative() || settleTimeout.isZero()) {
 			throw new IllegalArgumentException("settleTimeout must be positive, was " + settleTimeout);
 		}
-		this.settleTimeout = settleTimeout;
+		this.settler.setTimeout(settleTimeout);
 	}
 
 	@Override
@@ -414,64 +312,28 @@ public final class VirtualTicker implements Ticker {
 
 	private void checkNotWorker(String action) {
 		Thread current = Thread.currentThread();
-		this.lock.lock();
-		try {
-			if (this.workers.contains(current)) {
-				throw new IllegalStateException("Cannot " + action + " from thread \"" + current.getName()
-						+ "\": it parks on this ticker (a timer's worker, where tasks run by default), so it would wait"
-						+ " for itself; call it from the test's own thread");
-			}
+		if (this.clock.isWorker(current)) {
+			throw new IllegalStateException("Cannot " + action + " from thread \"" + current.getName()
+					+ "\": it parks on this ticker (a timer's worker, where tasks run by default), so it would wait"
+					+ " for itself; call it from the test's own thread");
 		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/** Only the advancing thread calls this, so now cannot move under it. */
-	private long targetAfter(Duration amount) {
-		long left = FOREVER - 1 - this.now;
-		long nanos;
-		try {
-			nanos = amount.toNanos();
-		}
-		catch (ArithmeticException overflow) {
-			nanos = FOREVER;
-		}
-		if (nanos > left) {
-			throw new IllegalArgumentException("amount must be at most " + Duration.ofNanos(left)
-					+ " (virtual time stays below Long.MAX_VALUE nanoseconds, about 292 years), was " + amount);
-		}
-		return this.now + nanos;
 	}
 
 	/**
 	 * Settles, then moves the clock to the earliest wake-up of a parked worker if it is at or
-	 * before {@code target}, else to {@code target}. The move happens in one hold of the lock with
-	 * a last check that nothing parked, woke or was unparked since the workers settled: a thread
-	 * that schedules from outside meanwhile wakes a worker, and the clock must not move under a
-	 * worker that is running. Only the advancing thread calls this.
-	 * @param target how far to move at most; {@link #FOREVER} for "to the next wake-up, if any"
+	 * before {@code target}, else to {@code target}; settles again first if anything parked, woke
+	 * or was unparked since the workers settled (see VirtualClock.moveTowards). Only the advancing
+	 * thread calls this.
+	 * @param target how far to move at most; {@link VirtualClock#FOREVER} for "to the next
+	 * wake-up, if any"
 	 * @return {@code false} if the clock already stands at {@code target} with nothing due up to
-	 * it, or, for {@link #FOREVER}, if every worker waits without limit
+	 * it, or, for {@link VirtualClock#FOREVER}, if every worker waits without limit
 	 */
 	private boolean stepTowards(long target) {
 		while (true) {
-			long settledGeneration = settle();
-			this.lock.lock();
-			try {
-				if (this.generation != settledGeneration || !areWorkersSettled()) {
-					continue;
-				}
-				long next = Math.min(earliestWakeUpLocked(), target);
-				if (next == this.now || next == FOREVER) {
-					return false;
-				}
-				this.now = next;
-				changed();
-				return true;
-			}
-			finally {
-				this.lock.unlock();
+			VirtualClock.Step step = this.clock.moveTowards(target, this.settler.settle());
+			if (step != VirtualClock.Step.UNSETTLED) {
+				return step == VirtualClock.Step.MOVED;
 			}
 		}
 	}
@@ -491,223 +353,7 @@ public final class VirtualTicker implements Ticker {
 		if (amount.isNegative()) {
 			throw new IllegalArgumentException("amount must not be negative, was " + amount);
 		}
-		this.lock.lock();
-		try {
-			this.now = targetAfter(amount);
-			changed();
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/** Lock held. */
-	private void changed() {
-		this.generation++;
-		this.parkingChanged.signalAll();
-	}
-
-	/**
-	 * The earliest virtual time a parked thread waits for; {@link #FOREVER} if none waits for a
-	 * time. Called once the workers have settled, so no parked thread holds a permit.
-	 */
-	private long earliestWakeUp() {
-		this.lock.lock();
-		try {
-			return earliestWakeUpLocked();
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/** Lock held. */
-	private long earliestWakeUpLocked() {
-		long earliest = FOREVER;
-		for (long wakeUpAt : this.parked.values()) {
-			earliest = Math.min(earliest, wakeUpAt);
-		}
-		return earliest;
-	}
-
-	/**
-	 * Waits, in real time and for at most the settle timeout, until the workers have settled at
-	 * the current virtual time and the registered work is idle, both seen at one generation.
-	 */
-	/** @return the generation at which the workers and the work were seen settled */
-	private long settle() {
-		long startedAt = System.nanoTime();
-		long giveUpAt = startedAt + saturatedNanos(this.settleTimeout);
-		long pollNanos = FIRST_POLL_NANOS;
-		while (true) {
-			long settledGeneration = awaitSettledWorkers(giveUpAt);
-			if (settledGeneration == TIMED_OUT) {
-				throw stuck(startedAt);
-			}
-			String busy = firstBusyWork();
-			if (busy == null) {
-				if (isStill(settledGeneration)) {
-					return settledGeneration;
-				}
-				pollNanos = FIRST_POLL_NANOS;
-				continue;
-			}
-			if (System.nanoTime() - giveUpAt >= 0) {
-				throw stuck(startedAt);
-			}
-			// The work runs on threads that do not signal us: look again after a short pause,
-			// longer each time, so that a long task costs few looks and a short one little delay.
-			LockSupport.parkNanos(this, pollNanos);
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(null);
-			}
-			pollNanos = Math.min(pollNanos * 2, LONGEST_POLL_NANOS);
-		}
-	}
-
-	/** @return the generation at which the workers were seen settled, or TIMED_OUT */
-	private long awaitSettledWorkers(long giveUpAt) {
-		this.lock.lock();
-		try {
-			while (!areWorkersSettled()) {
-				long remaining = giveUpAt - System.nanoTime();
-				if (remaining <= 0) {
-					return TIMED_OUT;
-				}
-				// A worker that ends (its timer stopped) does not signal: look again now and then.
-				this.parkingChanged.awaitNanos(Math.min(remaining, LONGEST_POLL_NANOS));
-			}
-			return this.generation;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw interrupted(ex);
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	private boolean isStill(long settledGeneration) {
-		this.lock.lock();
-		try {
-			return this.generation == settledGeneration;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/** Lock held. */
-	private boolean areWorkersSettled() {
-		for (Iterator<Thread> iterator = this.workers.iterator(); iterator.hasNext();) {
-			Thread worker = iterator.next();
-			if (!worker.isAlive()) {
-				iterator.remove();
-				this.permits.remove(worker);
-				continue;
-			}
-			if (!isSettled(worker)) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	/** Lock held. */
-	private boolean isSettled(Thread worker) {
-		Long wakeUpAt = this.parked.get(worker);
-		return wakeUpAt != null && wakeUpAt > this.now && !this.permits.contains(worker);
-	}
-
-	private String firstBusyWork() {
-		for (Work work : this.registeredWork) {
-			String busy = work.busy();
-			if (busy != null) {
-				return busy;
-			}
-		}
-		return null;
-	}
-
-	/** The advance stops; the interrupt flag stays set for the caller to see. */
-	private IllegalStateException interrupted(InterruptedException cause) {
-		return new IllegalStateException("Interrupted while waiting for the timers to settle at virtual time "
-				+ elapsed(), cause);
-	}
-
-	private IllegalStateException stuck(long startedAt) {
-		long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
-		List<String> busy = new ArrayList<>();
-		this.lock.lock();
-		try {
-			for (Thread worker : this.workers) {
-				if (worker.isAlive() && !isSettled(worker)) {
-					busy.add(describeUnsettled(worker));
-				}
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
-		for (Work work : this.registeredWork) {
-			String description = work.busy();
-			if (description != null) {
-				busy.add(description);
-			}
-		}
-		StringBuilder message = new StringBuilder("Virtual time is stuck at ").append(elapsed())
-			.append(": what fell due was not done after ").append(waitedMillis).append(" ms of real time");
-		if (busy.isEmpty()) {
-			message.append(", though it finished just as the wait ran out");
-		}
-		else {
-			message.append("; still busy:");
-			for (String description : busy) {
-				message.append("\n - ").append(description);
-			}
-		}
-		message.append("\nA task that blocks (on a latch, a lock, a slow call, or a thread that waits for virtual time)"
-				+ " holds virtual time still; if a task really needs longer, raise setSettleTimeout (now "
-				+ this.settleTimeout + ").");
-		return new IllegalStateException(message.toString());
-	}
-
-	/** Lock held. */
-	private String describeUnsettled(Thread worker) {
-		Long wakeUpAt = this.parked.get(worker);
-		String why;
-		if (wakeUpAt == null) {
-			why = "is not parked on this ticker";
-		}
-		else if (this.permits.contains(worker)) {
-			why = "was unparked and has not parked again";
-		}
-		else {
-			why = "woke at its wake-up time and has not parked again";
-		}
-		StringBuilder description = new StringBuilder("thread \"").append(worker.getName())
-			.append("\" (")
-			.append(worker.getState())
-			.append(") ")
-			.append(why);
-		StackTraceElement[] stack = worker.getStackTrace();
-		for (int i = 0; i < Math.min(stack.length, STACK_FRAMES_SHOWN); i++) {
-			description.append("\n     at ").append(stack[i]);
-		}
-		if (stack.length > STACK_FRAMES_SHOWN) {
-			description.append("\n     ...");
-		}
-		return description.toString();
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException overflow) {
-			return Long.MAX_VALUE;
-		}
+		this.clock.jump(amount);
 	}
 
 	/**
