@@ -1,538 +1,299 @@
 package io.github.wheeltimer.annotation;
 
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
-
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.asm.ClassReader;
-import org.springframework.asm.ClassVisitor;
-import org.springframework.asm.ConstantDynamic;
-import org.springframework.asm.Handle;
-import org.springframework.asm.Label;
-import org.springframework.asm.MethodVisitor;
-import org.springframework.asm.Opcodes;
-import org.springframework.asm.SpringAsmInfo;
-import org.springframework.asm.Type;
-import org.springframework.util.ClassUtils;
+import java.util.regex.Pattern;
 
 /**
- * The method calls that the code of one class makes on {@code this}, read from its class file:
- * what {@link SelfInvocations} matches against a bean's {@link DelayedExecution} methods.
- * <p>
- * A call is on {@code this} when its receiver is the value of local variable 0 of an instance
- * method (where javac keeps {@code this}), possibly after a {@code dup} or a {@code checkcast}.
- * To know which operand is the receiver, each method's operand stack is followed instruction by
- * instruction, one slot per stack word, remembering only whether a slot holds {@code this}. At a
- * branch target the states of the paths that meet are merged (a slot is {@code this} only if it is
- * on every path), and the stack map frame of the class file, when there is one, corrects the depth.
- * So {@code other.x()} on an injected bean of the same class, or on a {@code self} provider, is
- * not a call on {@code this}, and {@code this.x(a ? b : c)} still is.
- * <p>
- * Found: {@code invokevirtual}, {@code invokeinterface} and {@code invokespecial} (including
- * {@code super.x()}) on {@code this}; method references bound to {@code this} ({@code this::x},
- * an {@code invokedynamic} that captures {@code this} and whose bootstrap arguments hold a
- * {@link Handle} to the method); calls in lambda bodies, reported as calls of the method that
- * creates the lambda. Not found: {@code this} kept anywhere but local 0 (a field, another local,
- * an array, {@code Outer.this} in an inner or anonymous class, whose code is another class file);
- * {@code this} passed to other code that calls back; reflection and method handles; unbound
- * references ({@code OrderService::x}). A method that writes local 0 (which javac never does) is
- * left out rather than guessed at. Bridge methods are left out too: they only forward a call that
- * was made on them, and that call is where it is reported.
+ * The calls that the code of one class makes on {@code this}, read from its class file as chapter 4
+ * of the JVM specification lays it out, alike in every version up to Java 25's. A call is on
+ * {@code this} when its receiver is local variable 0 of an instance method. Each method is read
+ * once, first instruction to last, following the operand stack (JVMS 6.5: how many slots each
+ * instruction takes and puts) and which of its slots hold {@code this}; a jump carries the stack to
+ * its target, where a slot holds {@code this} only if it does on every path. Code that no jump
+ * before it reaches (a loop body that old or non-javac compilers place before the condition)
+ * starts empty, as a statement does: a wrong guess can miss a call, not invent one.
  */
 final class CallsOnThis {
 
-	private CallsOnThis() {
-	}
+	/**
+	 * Opcodes 0 ({@code nop}) to 201 ({@code jsr_w}), twenty a line: the instruction's length in bytes
+	 * (0 where it varies), and the stack slots it takes and puts (none where a descriptor tells);
+	 * for {@code dup} to {@code swap}, which taken slot (0 the deepest) each put slot is.
+	 */
+	private static final String[] INSTRUCTIONS = ("100 101 101 101 101 101 101 101 101 102 102 101 101 101 102 102 201 301 201 301 "
+			+ "302 201 202 201 202 201 101 101 101 101 102 102 102 102 101 101 101 101 102 102 "
+			+ "102 102 101 101 101 101 121 122 121 122 121 121 121 121 210 220 210 220 210 110 "
+			+ "110 110 110 120 120 120 120 110 110 110 110 120 120 120 120 110 110 110 110 130 "
+			+ "140 130 140 130 130 130 130 110 120 11200 123101 1342012 1240101 13512012 146230123 12210 121 142 121 142 "
+			+ "121 142 121 142 121 142 121 142 121 142 121 142 121 142 121 142 111 122 111 122 "
+			+ "121 132 121 132 121 132 121 142 121 142 121 142 300 112 111 112 121 121 122 111 "
+			+ "112 112 121 122 121 111 111 111 141 121 121 141 141 310 310 310 310 310 310 320 "
+			+ "320 320 320 320 320 320 320 300 301 200 010 010 110 120 110 120 110 100 300 300 "
+			+ "300 300 300 300 300 500 500 301 211 311 111 110 300 311 110 110 000 401 310 310 "
+			+ "500 501").split(" ");
 
-	/** How the JVM picks the method a call runs. */
-	enum Dispatch {
-
-		/** From the receiver's class: {@code invokevirtual}, {@code invokeinterface}. */
-		VIRTUAL,
-
-		/** The method the owner itself declares or inherits: {@code invokespecial}. */
-		SPECIAL
-
-	}
+	/** Object and array types, which take one slot like every type but {@code long} and {@code double}. */
+	private static final Pattern REFERENCE = Pattern.compile("\\[*L[^;]*;|\\[+.");
 
 	/**
 	 * One call on {@code this}.
-	 * @param dispatch how the method to run is picked
-	 * @param owner the internal name of the class the call names
-	 * @param name the method name
-	 * @param descriptor the method descriptor
-	 * @param caller the calling method as people read it, such as {@code OrderService.create(String)}
+	 * @param special whether it runs what {@code owner} has ({@code super.x()}) rather than the receiver's method
+	 * @param caller the calling method's name and descriptor; for a lambda body, the method's that writes it
 	 */
-	record Call(Dispatch dispatch, String owner, String name, String descriptor, String caller) {
+	record Call(boolean special, String owner, String name, String descriptor, String caller) {
 
+	}
+
+	/** Per constant, the text of a Utf8, or else the tag and the fields. */
+	private final Object[] pool;
+
+	private final String className;
+
+	private final List<int[]> bootstrapArguments = new ArrayList<>();
+
+	/** The methods that the compiler wrote, lambda bodies among them. */
+	private final Set<String> synthetic = new HashSet<>();
+
+	/** Lambda body to the method that writes the lambda. */
+	private final Map<String, String> lambdaCreators = new HashMap<>();
+
+	private CallsOnThis(Object[] pool, int thisClass) {
+		this.pool = pool;
+		this.className = utf(entry(thisClass)[1]);
 	}
 
 	/**
 	 * Reads a class file.
 	 * @param classFile the class file's bytes, left open
-	 * @return the calls on {@code this} made by its methods, in the order of the class file
-	 * @throws IOException if the stream cannot be read
-	 * @throws IllegalArgumentException if the bytes are not a class file this ASM understands
+	 * @return the calls on {@code this} made by its methods
+	 * @throws IOException if the stream cannot be read or holds no class file
+	 * @throws RuntimeException if the class file is malformed
 	 */
 	static List<Call> read(InputStream classFile) throws IOException {
-		ClassScan scan = new ClassScan();
-		// Debug attributes are not needed; expanded frames give the stack depth at every branch target.
-		new ClassReader(classFile).accept(scan, ClassReader.SKIP_DEBUG | ClassReader.EXPAND_FRAMES);
-		return scan.calls();
-	}
-
-	private static final class ClassScan extends ClassVisitor {
-
-		private String className = "";
-
-		private final List<MethodScan> methods = new ArrayList<>();
-
-		private final Set<String> synthetic = new HashSet<>();
-
-		/** Lambda body (name and descriptor) to the method whose code creates the lambda. */
-		private final Map<String, String> lambdaCreators = new HashMap<>();
-
-		ClassScan() {
-			super(SpringAsmInfo.ASM_VERSION);
+		DataInputStream in = new DataInputStream(classFile);
+		if (in.readInt() != 0xCAFEBABE) {
+			throw new IOException("Not a class file");
 		}
-
-		@Override
-		public void visit(int version, int access, String name, @Nullable String signature,
-				@Nullable String superName, String @Nullable [] interfaces) {
-			this.className = name;
-		}
-
-		@Override
-		public @Nullable MethodVisitor visitMethod(int access, String name, String descriptor,
-				@Nullable String signature, String @Nullable [] exceptions) {
-			if ((access & Opcodes.ACC_BRIDGE) != 0) {
-				return null;
-			}
-			if ((access & Opcodes.ACC_SYNTHETIC) != 0) {
-				this.synthetic.add(name + descriptor);
-			}
-			MethodScan method = new MethodScan(this, name, descriptor, (access & Opcodes.ACC_STATIC) == 0);
-			this.methods.add(method);
-			return method;
-		}
-
-		List<Call> calls() {
-			List<Call> calls = new ArrayList<>();
-			for (MethodScan method : this.methods) {
-				if (method.thisOverwritten) {
-					continue;
-				}
-				String caller = describe(creatorOf(method.name + method.descriptor));
-				for (Call found : method.found) {
-					calls.add(new Call(found.dispatch(), found.owner(), found.name(), found.descriptor(), caller));
-				}
-			}
-			return calls;
-		}
-
-		/** A lambda body means nothing to the reader; the method that wrote the lambda does. */
-		private String creatorOf(String method) {
-			String creator = method;
-			// Bounded: nested lambdas are a few levels deep, and a cycle must not hang startup.
-			for (int depth = 0; depth < 16 && this.synthetic.contains(creator); depth++) {
-				String next = this.lambdaCreators.get(creator);
-				if (next == null) {
-					break;
-				}
-				creator = next;
-			}
-			return creator;
-		}
-
-		private String describe(String method) {
-			int parameters = method.indexOf('(');
-			String name = method.substring(0, parameters);
-			String type = ClassUtils.getShortName(Type.getObjectType(this.className).getClassName());
-			String parameterTypes = Arrays.stream(Type.getArgumentTypes(method.substring(parameters)))
-				.map((parameter) -> ClassUtils.getShortName(parameter.getClassName()))
-				.collect(Collectors.joining(", ", "(", ")"));
-			return switch (name) {
-				case "<init>" -> "the constructor " + type + parameterTypes;
-				case "<clinit>" -> "the static initializer of " + type;
-				default -> type + "." + name + parameterTypes;
+		in.skipNBytes(4);
+		Object[] pool = new Object[in.readUnsignedShort()];
+		for (int i = 1; i < pool.length; i++) {
+			int tag = in.readUnsignedByte();
+			pool[i] = switch (tag) {
+				case 1 -> in.readUTF();
+				case 7, 8, 16, 19, 20 -> new int[] { tag, in.readUnsignedShort() };
+				case 15 -> new int[] { tag, in.readUnsignedByte(), in.readUnsignedShort() };
+				case 3, 4, 9, 10, 11, 12, 17, 18 -> new int[] { tag, in.readUnsignedShort(), in.readUnsignedShort() };
+				case 5, 6 -> new int[] { tag, in.readInt(), in.readInt() };
+				default -> throw new IOException("Unknown constant pool tag " + tag);
 			};
+			i += (tag == 5 || tag == 6) ? 1 : 0; // A long or a double takes two entries.
 		}
-
+		in.skipNBytes(2);
+		CallsOnThis reader = new CallsOnThis(pool, in.readUnsignedShort());
+		in.skipNBytes(2);
+		in.skipNBytes(2L * in.readUnsignedShort());
+		for (int fields = in.readUnsignedShort(); fields > 0; fields--) {
+			in.skipNBytes(6);
+			reader.attribute(in, "");
+		}
+		Map<String, byte[]> codes = new LinkedHashMap<>();
+		for (int methods = in.readUnsignedShort(); methods > 0; methods--) {
+			int access = in.readUnsignedShort();
+			String method = reader.utf(in.readUnsignedShort()) + reader.utf(in.readUnsignedShort());
+			byte[] code = reader.attribute(in, "Code");
+			// Static methods (0x0008) have no this, bridges (0x0040) forward a call reported where it is made.
+			if ((access & 0x0048) == 0 && code.length > 0) {
+				codes.put(method, code);
+			}
+			if ((access & 0x1000) != 0) {
+				reader.synthetic.add(method);
+			}
+		}
+		ByteBuffer bootstrap = ByteBuffer.wrap(reader.attribute(in, "BootstrapMethods"));
+		for (int i = bootstrap.hasRemaining() ? bootstrap.getShort() & 0xffff : 0; i > 0; i--) {
+			int[] arguments = new int[bootstrap.getInt() & 0xffff]; // The method's reference, then the count.
+			Arrays.setAll(arguments, (argument) -> bootstrap.getShort() & 0xffff);
+			reader.bootstrapArguments.add(arguments);
+		}
+		List<Call> calls = new ArrayList<>();
+		codes.forEach((method, code) -> reader.read(method, ByteBuffer.wrap(code), calls));
+		return calls.stream().map(reader::fromCreator).toList();
 	}
 
-	/** Follows one method's operand stack to tell which receivers are {@code this}. */
-	private static final class MethodScan extends MethodVisitor {
-
-		private final ClassScan owner;
-
-		private final String name;
-
-		private final String descriptor;
-
-		private final boolean hasThis;
-
-		/** The calls found, with the caller left empty until the class is read. */
-		private final List<Call> found = new ArrayList<>();
-
-		/** The stack at branch targets not reached yet, as every jump there left it. */
-		private final Map<Label, Slots> jumpedTo = new HashMap<>();
-
-		/** {@code null} where the code cannot be reached by falling through, until a label or frame says. */
-		private @Nullable Slots stack = new Slots();
-
-		private boolean thisOverwritten;
-
-		MethodScan(ClassScan owner, String name, String descriptor, boolean hasThis) {
-			super(SpringAsmInfo.ASM_VERSION);
-			this.owner = owner;
-			this.name = name;
-			this.descriptor = descriptor;
-			this.hasThis = hasThis;
+	/** Adds the calls on {@code this} that one method's Code attribute makes. */
+	private void read(String method, ByteBuffer attribute, List<Call> calls) {
+		ByteBuffer code = attribute.slice(8, attribute.getInt(4));
+		Map<Integer, boolean[]> jumps = new HashMap<>();
+		for (int i = 0, table = 8 + code.limit(); i < (attribute.getShort(table) & 0xffff); i++) {
+			jumps.put(attribute.getShort(table + 8 * i + 6) & 0xffff, new boolean[1]); // A handler: its exception.
 		}
-
-		@Override
-		public void visitTryCatchBlock(Label start, Label end, Label handler, @Nullable String type) {
-			this.jumpedTo.merge(handler, Slots.others(1), Slots::merge);
-		}
-
-		@Override
-		public void visitLabel(Label label) {
-			Slots jumped = this.jumpedTo.remove(label);
-			if (jumped != null) {
-				this.stack = (this.stack != null) ? this.stack.merge(jumped) : jumped;
+		List<Call> found = new ArrayList<>();
+		boolean[] stack = new boolean[0];
+		boolean writesThis = false;
+		for (int pc = 0, length; pc < code.limit(); pc += length) {
+			boolean[] jumped = jumps.remove(pc);
+			stack = (stack == null) ? ((jumped != null) ? jumped : new boolean[0])
+					: (jumped != null) ? meet(stack, jumped) : stack;
+			boolean wide = (code.get(pc) & 0xff) == 196;
+			int opcode = code.get(wide ? pc + 1 : pc) & 0xff;
+			String instruction = INSTRUCTIONS[opcode];
+			length = wide ? ((opcode == 132) ? 6 : 4) : instruction.charAt(0) - '0';
+			int takes = instruction.charAt(1) - '0';
+			int puts = instruction.charAt(2) - '0';
+			int local = (opcode == 42 || opcode == 75) ? 0 : (opcode != 25 && opcode != 58) ? -1
+					: wide ? code.getShort(pc + 2) & 0xffff : code.get(pc + 1) & 0xff;
+			writesThis |= (opcode == 75 || opcode == 58) && local == 0;
+			List<Integer> targets = new ArrayList<>();
+			if (opcode >= 153 && opcode <= 168 || opcode == 198 || opcode == 199) {
+				targets.add(pc + code.getShort(pc + 1));
 			}
-		}
-
-		@Override
-		public void visitFrame(int type, int numLocal, Object @Nullable [] local, int numStack,
-				Object @Nullable [] stack) {
-			int depth = 0;
-			for (int i = 0; i < numStack && stack != null; i++) {
-				depth += (stack[i] == Opcodes.LONG || stack[i] == Opcodes.DOUBLE) ? 2 : 1;
+			else if (opcode == 200 || opcode == 201) {
+				targets.add(pc + code.getInt(pc + 1));
 			}
-			// A frame is the verifier's truth about the depth: a backward jump's target, a handler, or
-			// a path this simulation got wrong starts again from it, knowing of no this.
-			if (this.stack == null || this.stack.size() != depth) {
-				this.stack = Slots.others(depth);
-			}
-		}
-
-		@Override
-		public void visitInsn(int opcode) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			switch (opcode) {
-				case Opcodes.NOP -> {
+			else if (opcode == 170 || opcode == 171) {
+				// After padding to a multiple of four: the default, then low and high, or a count of pairs.
+				int at = (pc + 4) & ~3;
+				int cases = (opcode == 170) ? code.getInt(at + 8) - code.getInt(at + 4) + 1 : code.getInt(at + 4);
+				length = at - pc + ((opcode == 170) ? 12 + 4 * cases : 8 + 8 * cases);
+				targets.add(pc + code.getInt(at));
+				for (int i = 0; i < cases; i++) {
+					targets.add(pc + code.getInt(at + 12 + ((opcode == 170) ? 4 : 8) * i));
 				}
-				case Opcodes.POP -> stack.pop(1);
-				case Opcodes.POP2 -> stack.pop(2);
-				// The operands taken, deepest first, and the order they are put back in.
-				case Opcodes.DUP -> stack.shuffle(1, 0, 0);
-				case Opcodes.DUP_X1 -> stack.shuffle(2, 1, 0, 1);
-				case Opcodes.DUP_X2 -> stack.shuffle(3, 2, 0, 1, 2);
-				case Opcodes.DUP2 -> stack.shuffle(2, 0, 1, 0, 1);
-				case Opcodes.DUP2_X1 -> stack.shuffle(3, 1, 2, 0, 1, 2);
-				case Opcodes.DUP2_X2 -> stack.shuffle(4, 2, 3, 0, 1, 2, 3);
-				case Opcodes.SWAP -> stack.shuffle(2, 1, 0);
-				case Opcodes.ACONST_NULL, Opcodes.ICONST_M1, Opcodes.ICONST_0, Opcodes.ICONST_1, Opcodes.ICONST_2,
-						Opcodes.ICONST_3, Opcodes.ICONST_4, Opcodes.ICONST_5, Opcodes.FCONST_0, Opcodes.FCONST_1,
-						Opcodes.FCONST_2 ->
-					stack.replace(0, 1);
-				case Opcodes.LCONST_0, Opcodes.LCONST_1, Opcodes.DCONST_0, Opcodes.DCONST_1 -> stack.replace(0, 2);
-				case Opcodes.IALOAD, Opcodes.FALOAD, Opcodes.AALOAD, Opcodes.BALOAD, Opcodes.CALOAD, Opcodes.SALOAD ->
-					stack.replace(2, 1);
-				case Opcodes.LALOAD, Opcodes.DALOAD -> stack.replace(2, 2);
-				case Opcodes.IASTORE, Opcodes.FASTORE, Opcodes.AASTORE, Opcodes.BASTORE, Opcodes.CASTORE,
-						Opcodes.SASTORE ->
-					stack.replace(3, 0);
-				case Opcodes.LASTORE, Opcodes.DASTORE -> stack.replace(4, 0);
-				case Opcodes.IADD, Opcodes.ISUB, Opcodes.IMUL, Opcodes.IDIV, Opcodes.IREM, Opcodes.ISHL, Opcodes.ISHR,
-						Opcodes.IUSHR, Opcodes.IAND, Opcodes.IOR, Opcodes.IXOR, Opcodes.FADD, Opcodes.FSUB,
-						Opcodes.FMUL, Opcodes.FDIV, Opcodes.FREM, Opcodes.FCMPL, Opcodes.FCMPG ->
-					stack.replace(2, 1);
-				case Opcodes.LADD, Opcodes.LSUB, Opcodes.LMUL, Opcodes.LDIV, Opcodes.LREM, Opcodes.LAND, Opcodes.LOR,
-						Opcodes.LXOR, Opcodes.DADD, Opcodes.DSUB, Opcodes.DMUL, Opcodes.DDIV, Opcodes.DREM ->
-					stack.replace(4, 2);
-				case Opcodes.LSHL, Opcodes.LSHR, Opcodes.LUSHR -> stack.replace(3, 2);
-				case Opcodes.LCMP, Opcodes.DCMPL, Opcodes.DCMPG -> stack.replace(4, 1);
-				case Opcodes.INEG, Opcodes.FNEG, Opcodes.I2F, Opcodes.F2I, Opcodes.I2B, Opcodes.I2C, Opcodes.I2S,
-						Opcodes.ARRAYLENGTH ->
-					stack.replace(1, 1);
-				case Opcodes.LNEG, Opcodes.DNEG, Opcodes.L2D, Opcodes.D2L -> stack.replace(2, 2);
-				case Opcodes.I2L, Opcodes.I2D, Opcodes.F2L, Opcodes.F2D -> stack.replace(1, 2);
-				case Opcodes.L2I, Opcodes.L2F, Opcodes.D2I, Opcodes.D2F -> stack.replace(2, 1);
-				case Opcodes.MONITORENTER, Opcodes.MONITOREXIT -> stack.pop(1);
-				// Returns, athrow, and anything unknown: what follows is reached only by a jump.
-				default -> this.stack = null;
 			}
-		}
-
-		@Override
-		public void visitIntInsn(int opcode, int operand) {
-			if (this.stack != null) {
-				this.stack.replace((opcode == Opcodes.NEWARRAY) ? 1 : 0, 1);
+			else if (opcode >= 178 && opcode <= 181) {
+				// getstatic, putstatic, getfield, putfield: a field takes the object, a put the value.
+				int slots = slots(member(code.getShort(pc + 1) & 0xffff)[2]);
+				takes = opcode / 180 + (opcode % 2) * slots;
+				puts = (1 - opcode % 2) * slots;
 			}
-		}
-
-		@Override
-		public void visitVarInsn(int opcode, int variable) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			switch (opcode) {
-				case Opcodes.ALOAD -> stack.push(this.hasThis && variable == 0);
-				case Opcodes.ILOAD, Opcodes.FLOAD -> stack.replace(0, 1);
-				case Opcodes.LLOAD, Opcodes.DLOAD -> stack.replace(0, 2);
-				case Opcodes.ISTORE, Opcodes.FSTORE, Opcodes.ASTORE, Opcodes.LSTORE, Opcodes.DSTORE -> {
-					stack.pop((opcode == Opcodes.LSTORE || opcode == Opcodes.DSTORE) ? 2 : 1);
-					this.thisOverwritten |= this.hasThis && variable == 0;
+			else if (opcode >= 182 && opcode <= 186) {
+				int[] reference = entry(code.getShort(pc + 1) & 0xffff);
+				String descriptor = utf(entry(reference[2])[2]);
+				takes = slots(descriptor.substring(1, descriptor.indexOf(')')));
+				puts = slots(descriptor.substring(descriptor.indexOf(')') + 1));
+				if (opcode == 186) {
+					// A bound method reference captures its receiver first: this::x captures this.
+					linked(method, reference[1], takes > 0 && isThis(stack, takes - 1), found);
 				}
-				default -> this.stack = null;
-			}
-		}
-
-		@Override
-		public void visitTypeInsn(int opcode, String type) {
-			Slots stack = this.stack;
-			if (stack != null && opcode != Opcodes.CHECKCAST) {
-				stack.replace((opcode == Opcodes.NEW) ? 0 : 1, 1);
-			}
-		}
-
-		@Override
-		public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			int size = Type.getType(descriptor).getSize();
-			switch (opcode) {
-				case Opcodes.GETSTATIC -> stack.replace(0, size);
-				case Opcodes.PUTSTATIC -> stack.replace(size, 0);
-				case Opcodes.GETFIELD -> stack.replace(1, size);
-				default -> stack.replace(1 + size, 0);
-			}
-		}
-
-		@Override
-		public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			int sizes = Type.getArgumentsAndReturnSizes(descriptor);
-			int arguments = (sizes >> 2) - 1;
-			if (opcode != Opcodes.INVOKESTATIC) {
-				if (stack.isThis(arguments) && !name.startsWith("<")) {
-					found((opcode == Opcodes.INVOKESPECIAL) ? Dispatch.SPECIAL : Dispatch.VIRTUAL, owner, name,
-							descriptor);
-				}
-				arguments++;
-			}
-			stack.replace(arguments, sizes & 3);
-		}
-
-		@Override
-		public void visitInvokeDynamicInsn(String name, String descriptor, Handle bootstrapMethod,
-				Object... bootstrapArguments) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			int sizes = Type.getArgumentsAndReturnSizes(descriptor);
-			int captured = (sizes >> 2) - 1;
-			// A bound method reference captures its receiver first: this::x captures this.
-			boolean capturesThis = captured > 0 && stack.isThis(captured - 1);
-			for (Object argument : bootstrapArguments) {
-				if (argument instanceof Handle handle) {
-					if (handle.getOwner().equals(this.owner.className)) {
-						this.owner.lambdaCreators.putIfAbsent(handle.getName() + handle.getDesc(),
-								this.name + this.descriptor);
+				else if (opcode != 184) {
+					if (isThis(stack, takes)) {
+						found.add(call(opcode == 183, member(code.getShort(pc + 1) & 0xffff), method));
 					}
-					Dispatch dispatch = switch (handle.getTag()) {
-						case Opcodes.H_INVOKEVIRTUAL, Opcodes.H_INVOKEINTERFACE -> Dispatch.VIRTUAL;
-						case Opcodes.H_INVOKESPECIAL -> Dispatch.SPECIAL;
-						default -> null;
-					};
-					if (capturesThis && dispatch != null) {
-						found(dispatch, handle.getOwner(), handle.getName(), handle.getDesc());
-					}
+					takes++;
 				}
 			}
-			stack.replace(captured, sizes & 3);
-		}
-
-		@Override
-		public void visitJumpInsn(int opcode, Label label) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
+			else if (opcode == 197) {
+				takes = code.get(pc + 3) & 0xff;
 			}
-			switch (opcode) {
-				case Opcodes.GOTO -> {
-					jumpTo(label, stack);
-					this.stack = null;
-				}
-				case Opcodes.JSR -> {
-					// The subroutine starts with its return address pushed, and returns to the next instruction.
-					stack.replace(0, 1);
-					jumpTo(label, stack);
-					stack.pop(1);
-				}
-				case Opcodes.IFEQ, Opcodes.IFNE, Opcodes.IFLT, Opcodes.IFGE, Opcodes.IFGT, Opcodes.IFLE, Opcodes.IFNULL,
-						Opcodes.IFNONNULL -> {
-					stack.pop(1);
-					jumpTo(label, stack);
-				}
-				default -> {
-					stack.pop(2);
-					jumpTo(label, stack);
-				}
+			boolean[] taken = Arrays.copyOfRange(stack, Math.max(0, stack.length - takes), stack.length);
+			stack = Arrays.copyOf(stack, stack.length - taken.length + puts);
+			for (int i = 0; i < puts; i++) {
+				int from = (instruction.length() > 3) ? instruction.charAt(3 + i) - '0' : -1;
+				stack[stack.length - puts + i] = (from >= 0 && from < taken.length) ? taken[from]
+						: local == 0 && (opcode == 42 || opcode == 25);
+			}
+			for (int target : targets) {
+				jumps.merge(target, stack.clone(), CallsOnThis::meet);
+			}
+			// After a goto, a return, a throw, a switch or a subroutine, only a jump reaches the next instruction.
+			if (opcode >= 167 && opcode <= 177 || opcode == 191 || opcode >= 200) {
+				stack = null;
 			}
 		}
-
-		@Override
-		public void visitTableSwitchInsn(int min, int max, Label defaultLabel, Label... labels) {
-			switchTo(defaultLabel, labels);
-		}
-
-		@Override
-		public void visitLookupSwitchInsn(Label defaultLabel, int[] keys, Label[] labels) {
-			switchTo(defaultLabel, labels);
-		}
-
-		@Override
-		public void visitLdcInsn(Object value) {
-			if (this.stack != null) {
-				int size = (value instanceof Long || value instanceof Double) ? 2
-						: (value instanceof ConstantDynamic constant) ? constant.getSize() : 1;
-				this.stack.replace(0, size);
-			}
-		}
-
-		@Override
-		public void visitMultiANewArrayInsn(String descriptor, int dimensions) {
-			if (this.stack != null) {
-				this.stack.replace(dimensions, 1);
-			}
-		}
-
-		private void switchTo(Label defaultLabel, Label[] labels) {
-			Slots stack = this.stack;
-			if (stack == null) {
-				return;
-			}
-			stack.pop(1);
-			jumpTo(defaultLabel, stack);
-			for (Label label : labels) {
-				jumpTo(label, stack);
-			}
-			this.stack = null;
-		}
-
-		private void jumpTo(Label label, Slots stack) {
-			this.jumpedTo.merge(label, stack.copy(), Slots::merge);
-		}
-
-		private void found(Dispatch dispatch, String owner, String name, String descriptor) {
-			this.found.add(new Call(dispatch, owner, name, descriptor, ""));
-		}
-
+		// A method that writes local 0 (javac never does) is left out rather than guessed at.
+		calls.addAll(writesThis ? List.of() : found);
 	}
 
-	/** An operand stack, one entry per slot, bottom first: whether the slot holds {@code this}. */
-	private static final class Slots {
-
-		private boolean[] isThis;
-
-		private int size;
-
-		Slots() {
-			this(new boolean[8], 0);
-		}
-
-		private Slots(boolean[] isThis, int size) {
-			this.isThis = isThis;
-			this.size = size;
-		}
-
-		static Slots others(int size) {
-			return new Slots(new boolean[Math.max(size, 8)], size);
-		}
-
-		int size() {
-			return this.size;
-		}
-
-		/** @param depth 0 for the top slot */
-		boolean isThis(int depth) {
-			int index = this.size - 1 - depth;
-			return index >= 0 && this.isThis[index];
-		}
-
-		void push(boolean isThis) {
-			if (this.size == this.isThis.length) {
-				this.isThis = Arrays.copyOf(this.isThis, this.size * 2);
-			}
-			this.isThis[this.size++] = isThis;
-		}
-
-		/** Never below the bottom: a simulation gone wrong is put right by the next frame, not thrown. */
-		void pop(int slots) {
-			this.size = Math.max(0, this.size - slots);
-		}
-
-		/** Pops operands and pushes results that are not {@code this}. */
-		void replace(int popped, int pushed) {
-			pop(popped);
-			for (int i = 0; i < pushed; i++) {
-				push(false);
-			}
-		}
-
-		/**
-		 * The {@code dup} and {@code swap} family.
-		 * @param taken how many slots are taken off
-		 * @param order which taken slot (0 the deepest) goes back, bottom first
-		 */
-		void shuffle(int taken, int... order) {
-			boolean[] operands = new boolean[taken];
-			for (int i = 0; i < taken; i++) {
-				operands[i] = isThis(taken - 1 - i);
-			}
-			pop(taken);
-			for (int index : order) {
-				push(operands[index]);
-			}
-		}
-
-		Slots copy() {
-			return new Slots(this.isThis.clone(), this.size);
-		}
-
-		/** Where paths meet, a slot holds {@code this} only if it does on each. */
-		Slots merge(Slots other) {
-			Slots merged = others(this.size);
-			if (other.size == this.size) {
-				for (int i = 0; i < this.size; i++) {
-					merged.isThis[i] = this.isThis[i] && other.isThis[i];
+	/** What an {@code invokedynamic} links: a lambda body to its creator, and method references. */
+	private void linked(String method, int bootstrapMethod, boolean capturesThis, List<Call> found) {
+		for (int argument : this.bootstrapArguments.get(bootstrapMethod)) {
+			int[] handle = entry(argument);
+			if (handle[0] == 15) {
+				String[] target = member(handle[2]);
+				if (target[0].equals(this.className) && this.synthetic.contains(target[1] + target[2])) {
+					this.lambdaCreators.putIfAbsent(target[1] + target[2], method);
+				}
+				// The kinds of handle that call a method on a receiver: virtual, special, interface.
+				if (capturesThis && (handle[1] == 5 || handle[1] == 7 || handle[1] == 9)) {
+					found.add(call(handle[1] == 7, target, method));
 				}
 			}
-			return merged;
 		}
+	}
 
+	/** A lambda body means nothing to the reader; the method that writes the lambda does. */
+	private Call fromCreator(Call call) {
+		String caller = call.caller();
+		// Bounded: nested lambdas are a few levels deep, and a cycle must not hang startup.
+		for (int depth = 0; depth < 16 && this.lambdaCreators.containsKey(caller); depth++) {
+			caller = this.lambdaCreators.get(caller);
+		}
+		return new Call(call.special(), call.owner(), call.name(), call.descriptor(), caller);
+	}
+
+	private static Call call(boolean special, String[] member, String caller) {
+		return new Call(special, member[0], member[1], member[2], caller);
+	}
+
+	/** Where paths meet, a slot holds {@code this} only if it does on each. */
+	private static boolean[] meet(boolean[] one, boolean[] other) {
+		boolean[] met = new boolean[one.length];
+		for (int i = 0; i < met.length && one.length == other.length; i++) {
+			met[i] = one[i] && other[i];
+		}
+		return met;
+	}
+
+	/** @param depth 0 for the top slot */
+	private static boolean isThis(boolean[] stack, int depth) {
+		return depth < stack.length && stack[stack.length - 1 - depth];
+	}
+
+	/** The stack slots of a list of types: 3 for {@code JLjava/lang/String;}, 0 for {@code V}. */
+	private static int slots(String types) {
+		String letters = REFERENCE.matcher(types).replaceAll("L").replace("V", "");
+		return letters.length() + letters.replaceAll("[^JD]", "").length();
+	}
+
+	/** Reads a list of attributes, keeping the one named (empty if there is none) and skipping the others. */
+	private byte[] attribute(DataInputStream in, String name) throws IOException {
+		byte[] kept = new byte[0];
+		for (int count = in.readUnsignedShort(); count > 0; count--) {
+			boolean wanted = utf(in.readUnsignedShort()).equals(name);
+			long length = in.readInt() & 0xffffffffL;
+			if (wanted) {
+				kept = in.readNBytes((int) length);
+			}
+			else {
+				in.skipNBytes(length);
+			}
+		}
+		return kept;
+	}
+
+	/** A field's or method's class, name and descriptor, from its reference in the constant pool. */
+	private String[] member(int reference) {
+		int[] nameAndType = entry(entry(reference)[2]);
+		return new String[] { utf(entry(entry(reference)[1])[1]), utf(nameAndType[1]), utf(nameAndType[2]) };
+	}
+
+	private String utf(int index) {
+		return (String) this.pool[index];
+	}
+
+	private int[] entry(int index) {
+		return (int[]) this.pool[index];
 	}
 
 }

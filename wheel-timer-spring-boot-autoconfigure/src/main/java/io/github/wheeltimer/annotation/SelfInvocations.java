@@ -1,10 +1,11 @@
 package io.github.wheeltimer.annotation;
 
-import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,14 +13,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import io.github.wheeltimer.annotation.CallsOnThis.Call;
-import io.github.wheeltimer.annotation.CallsOnThis.Dispatch;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.asm.Type;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -27,30 +27,27 @@ import org.springframework.util.ReflectionUtils;
 /**
  * Warns at startup about {@link DelayedExecution} methods that their own bean calls directly. Such
  * a call does not go through the bean's proxy, so it runs at once, in the caller's thread, and a
- * durable method's call is not stored: the silent failure of every proxy-based annotation, here
- * with a cost ("cancel after 30 minutes" cancelling at once). One WARN per method names every
- * method that calls it and the fix.
+ * durable method's call is not stored: "cancel after 30 minutes" cancels at once. One WARN per
+ * method names every method that calls it and the fix.
  * <p>
- * The check is static, runs once after the singletons are created, and costs nothing on the call
- * path: it reads the class files of each bean type that has delayed methods, of its superclasses
- * and of its interfaces (not those of the JDK), each class file once, and matches the calls their
- * code makes on {@code this} ({@link CallsOnThis}) against the bean type's delayed methods as the
- * JVM would dispatch them: a virtual call by name and descriptor, through a generic bridge too (a
- * superclass's {@code this.expire(item)} reaching the bean's {@code expire(Order)}), but not one
- * naming a private method of the same name; a {@code super.x()} only if the method it names is the
- * delayed one, so an annotated override calling the method it overrides is not reported.
+ * The check runs once after the singletons are created and costs nothing on the call path. It
+ * reads the class files of each bean type that has delayed methods, of its superclasses and of its
+ * interfaces (not the JDK's), and matches the calls their code makes on {@code this}
+ * ({@link CallsOnThis}) against the delayed methods as the JVM dispatches them: by name and
+ * parameter types, through a generic bridge too (a superclass's {@code expire(item)} reaching the
+ * bean's {@code expire(Order)}), but not a superclass's private method of the same name; and a
+ * {@code super.x()} only if the method it names is the delayed one.
  * <p>
- * Reported: a call whose receiver is {@code this} as the method received it, in any method of the
- * bean's class, its superclasses or its interfaces' default methods, constructors and the delayed
- * method itself included, written as {@code this.x()}, {@code x()}, {@code super.x()}, in a lambda,
- * or as a bound reference {@code this::x}. Not reported: {@code this} reached any other way (kept in
- * a field or another local variable, returned by a method, an inner or anonymous class's
- * {@code Outer.this.x()}, whose code is in a class file of its own); a receiver that is {@code this}
- * on one path only ({@code (urgent ? this : other).x()}); {@code this} handed to other code that
- * calls back; reflection and method handles; an unbound reference ({@code OrderService::x}). It
- * reports code, not runs: a call in a branch that never runs is reported too. A class file that
- * cannot be read (a class generated at runtime, a format this ASM does not know) is skipped with a
- * DEBUG line: this check never fails startup. Turning this logger's WARN off skips the reading.
+ * Reported: a call on {@code this} in any method of the bean's class, its superclasses or its
+ * interfaces' default methods, constructors included, written as {@code this.x()}, {@code x()},
+ * {@code super.x()}, in a lambda, or as a reference {@code this::x}. Not reported: {@code this}
+ * reached any other way (a field, another local variable, a method's result, {@code Outer.this.x()}
+ * in an inner class); a receiver that is {@code this} on one path only
+ * ({@code (urgent ? this : other).x()}); {@code this} handed to code that calls back; reflection;
+ * an unbound reference ({@code OrderService::x}); a superclass's package-private method of the same
+ * name in another package (reported though it is not overridden). Code is reported, not runs: a
+ * call in a branch that never runs is reported too. A class file that cannot be read is skipped
+ * with a DEBUG line: this check never fails startup. Turning this logger's WARN off skips it.
  */
 final class SelfInvocations {
 
@@ -87,68 +84,60 @@ final class SelfInvocations {
 	}
 
 	private void inspect(Class<?> beanType) {
-		Map<String, Method> delayed = delayedMethods(beanType);
-		Map<String, Class<?>> hierarchy = new LinkedHashMap<>();
-		for (Class<?> type = beanType; type != null && type != Object.class; type = type.getSuperclass()) {
-			hierarchy.put(Type.getInternalName(type), type);
-		}
-		for (Class<?> type : ClassUtils.getAllInterfacesForClassAsSet(beanType)) {
-			hierarchy.put(Type.getInternalName(type), type);
-		}
-		for (Class<?> type : hierarchy.values()) {
-			for (Call call : calls(type)) {
-				Method target = delayed.get(call.name() + call.descriptor());
-				if (target != null && runs(call, target, hierarchy.get(call.owner()))) {
-					this.selfCalled.computeIfAbsent(target, (method) -> new SelfCalled(beanType))
-						.callers()
-						.add(call.caller());
-				}
-			}
-		}
-	}
-
-	/** The delayed methods by the name and descriptor a call names, bridges included. */
-	private static Map<String, Method> delayedMethods(Class<?> beanType) {
+		// Keyed by the name and descriptor a call names, bridges included.
 		Map<String, Method> delayed = new HashMap<>();
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanType)) {
 			Method bridged = BridgeMethodResolver.findBridgedMethod(method);
 			if (bridged.isAnnotationPresent(DelayedExecution.class)) {
-				delayed.put(method.getName() + Type.getMethodDescriptor(method), bridged);
+				delayed.put(key(method), bridged);
 			}
 		}
-		return delayed;
-	}
-
-	/** Whether the call, made on the bean itself, runs the delayed method. */
-	private static boolean runs(Call call, Method target, @Nullable Class<?> owner) {
-		Method named = (owner != null) ? declaredFrom(owner, call.name(), call.descriptor()) : null;
-		if (call.dispatch() == Dispatch.SPECIAL) {
-			return target.equals(named);
+		Map<String, Class<?>> hierarchy = new LinkedHashMap<>();
+		for (Class<?> type = beanType; type != null && type != Object.class; type = type.getSuperclass()) {
+			hierarchy.put(type.getName().replace('.', '/'), type);
 		}
-		// A virtual call runs the bean type's implementation, unless it names one that is not overridden:
-		// a private method, or a package-private one of another package.
-		if (named == null || named.equals(target)) {
-			return true;
-		}
-		int modifiers = named.getModifiers();
-		return !Modifier.isPrivate(modifiers) && (Modifier.isPublic(modifiers) || Modifier.isProtected(modifiers)
-				|| named.getDeclaringClass().getPackageName().equals(target.getDeclaringClass().getPackageName()));
-	}
-
-	/** The method a call naming {@code owner} resolves to, as the JVM looks it up in its superclasses. */
-	private static @Nullable Method declaredFrom(Class<?> owner, String name, String descriptor) {
-		for (Class<?> type = owner; type != null; type = type.getSuperclass()) {
-			for (Method method : type.getDeclaredMethods()) {
-				if (method.getName().equals(name) && Type.getMethodDescriptor(method).equals(descriptor)) {
-					return method;
+		ClassUtils.getAllInterfacesForClassAsSet(beanType)
+			.forEach((type) -> hierarchy.put(type.getName().replace('.', '/'), type));
+		for (Class<?> type : hierarchy.values()) {
+			for (Call call : this.callsByClass.computeIfAbsent(type, SelfInvocations::read)) {
+				Method target = delayed.get(call.name() + call.descriptor());
+				Method named = declared(hierarchy.get(call.owner()), call.name() + call.descriptor());
+				// A super.x() runs what the class it names has; a virtual call the bean's, unless it names a private method.
+				if (target != null && (call.special() ? target.equals(named)
+						: named == null || named.equals(target) || !Modifier.isPrivate(named.getModifiers()))) {
+					this.selfCalled.computeIfAbsent(target, (method) -> new SelfCalled(beanType, new LinkedHashSet<>()))
+						.callers()
+						.add(describe(type, call.caller()));
 				}
+			}
+		}
+	}
+
+	/** The method that a call naming {@code owner} resolves to, looked up in it and its superclasses. */
+	private static @Nullable Method declared(@Nullable Class<?> owner, String key) {
+		for (Class<?> type = owner; type != null; type = type.getSuperclass()) {
+			Method method = Stream.of(type.getDeclaredMethods()).filter((m) -> key(m).equals(key)).findFirst().orElse(null);
+			if (method != null) {
+				return method;
 			}
 		}
 		return null;
 	}
 
-	private List<Call> calls(Class<?> type) {
-		return this.callsByClass.computeIfAbsent(type, SelfInvocations::read);
+	/** A method's name and descriptor as class files write them: {@code create(Ljava/lang/String;)V}. */
+	private static String key(Executable method) {
+		Class<?> returnType = (method instanceof Method named) ? named.getReturnType() : void.class;
+		return ((method instanceof Method) ? method.getName() : "<init>")
+				+ MethodType.methodType(returnType, method.getParameterTypes()).toMethodDescriptorString();
+	}
+
+	/** The calling method as people read it, such as {@code OrderService.create(String)}. */
+	private static String describe(Class<?> type, String caller) {
+		return Stream.concat(Stream.of(type.getDeclaredConstructors()), Stream.of(type.getDeclaredMethods()))
+			.filter((method) -> key(method).equals(caller))
+			.findFirst()
+			.map((method) -> ((method instanceof Constructor) ? "the constructor " : "") + MethodNames.describe(method))
+			.orElse(ClassUtils.getShortName(type) + "." + caller);
 	}
 
 	private static List<Call> read(Class<?> type) {
@@ -164,7 +153,7 @@ final class SelfInvocations {
 			}
 			return CallsOnThis.read(bytes);
 		}
-		catch (IOException | RuntimeException ex) {
+		catch (Exception ex) {
 			logger.debug("Could not read " + classFile + " to look for calls of @DelayedExecution methods on this", ex);
 			return List.of();
 		}
@@ -176,25 +165,17 @@ final class SelfInvocations {
 	 */
 	private record SelfCalled(Class<?> beanType, Set<String> callers) {
 
-		SelfCalled(Class<?> beanType) {
-			this(beanType, new LinkedHashSet<>());
-		}
-
 		String message(Method method) {
 			boolean durable = method.getAnnotation(DelayedExecution.class).durable();
-			String type = this.beanType.getSimpleName();
+			List<String> all = List.copyOf(this.callers);
+			int last = all.size() - 1;
+			String callers = (last == 0) ? all.get(0) + " does"
+					: String.join(", ", all.subList(0, last)) + " and " + all.get(last) + " do";
 			return "@DelayedExecution on " + MethodNames.describe(method) + " is skipped when its bean calls it on"
-					+ " itself, as " + joined(new ArrayList<>(this.callers)) + ((this.callers.size() > 1) ? " do" : " does")
-					+ ": such a call does not go through the bean's proxy, so it runs at once, in the caller's thread,"
+					+ " itself, as " + callers + ": such a call does not go through the bean's proxy, so it runs at once, in the caller's thread,"
 					+ " not after the delay" + (durable ? ", and is not kept in the database" : "")
 					+ ". Call it through the bean instead (inject the bean into itself lazily, with @Lazy or"
-					+ " ObjectProvider<" + type + ">), or move the method into another bean.";
-		}
-
-		private static String joined(List<String> callers) {
-			int last = callers.size() - 1;
-			return (last == 0) ? callers.get(0)
-					: String.join(", ", callers.subList(0, last)) + " and " + callers.get(last);
+					+ " ObjectProvider<" + this.beanType.getSimpleName() + ">), or move the method into another bean.";
 		}
 
 	}
