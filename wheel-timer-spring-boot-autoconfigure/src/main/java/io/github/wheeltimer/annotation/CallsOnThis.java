@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
  * once, first instruction to last, following the operand stack (JVMS 6.5: how many slots each
  * instruction takes and puts) and which of its slots hold {@code this}; a jump carries the stack to
  * its target, where a slot holds {@code this} only if it does on every path. Code that no jump
- * before it reaches (a loop body that old or non-javac compilers place before the condition)
- * starts empty, as a statement does: a wrong guess can miss a call, not invent one.
+ * before it reaches (an exception handler, a loop body that some compilers place before the
+ * condition) starts empty, as a statement does: a wrong guess can miss a call, not invent one.
  */
 final class CallsOnThis {
 
@@ -31,7 +31,8 @@ final class CallsOnThis {
 	 * (0 where it varies), and the stack slots it takes and puts (none where a descriptor tells);
 	 * for {@code dup} to {@code swap}, which taken slot (0 the deepest) each put slot is.
 	 */
-	private static final String[] INSTRUCTIONS = ("100 101 101 101 101 101 101 101 101 102 102 101 101 101 102 102 201 301 201 301 "
+	private static final String[] INSTRUCTIONS = (""
+			+ "100 101 101 101 101 101 101 101 101 102 102 101 101 101 102 102 201 301 201 301 "
 			+ "302 201 202 201 202 201 101 101 101 101 102 102 102 102 101 101 101 101 102 102 "
 			+ "102 102 101 101 101 101 121 122 121 122 121 121 121 121 210 220 210 220 210 110 "
 			+ "110 110 110 120 120 120 120 110 110 110 110 120 120 120 120 110 110 110 110 130 "
@@ -48,8 +49,8 @@ final class CallsOnThis {
 
 	/**
 	 * One call on {@code this}.
-	 * @param special whether it runs what {@code owner} has ({@code super.x()}) rather than the receiver's method
-	 * @param caller the calling method's name and descriptor; for a lambda body, the method's that writes it
+	 * @param special whether it runs what {@code owner} has ({@code super.x()}), not the receiver's
+	 * @param caller the calling method's name and descriptor; for a lambda body, its creator's
 	 */
 	record Call(boolean special, String owner, String name, String descriptor, String caller) {
 
@@ -135,9 +136,6 @@ final class CallsOnThis {
 	private void read(String method, ByteBuffer attribute, List<Call> calls) {
 		ByteBuffer code = attribute.slice(8, attribute.getInt(4));
 		Map<Integer, boolean[]> jumps = new HashMap<>();
-		for (int i = 0, table = 8 + code.limit(); i < (attribute.getShort(table) & 0xffff); i++) {
-			jumps.put(attribute.getShort(table + 8 * i + 6) & 0xffff, new boolean[1]); // A handler: its exception.
-		}
 		List<Call> found = new ArrayList<>();
 		boolean[] stack = new boolean[0];
 		boolean writesThis = false;
@@ -165,11 +163,12 @@ final class CallsOnThis {
 				// After padding to a multiple of four: the default, then low and high, or a count of pairs.
 				int at = (pc + 4) & ~3;
 				int cases = (opcode == 170) ? code.getInt(at + 8) - code.getInt(at + 4) + 1 : code.getInt(at + 4);
-				length = at - pc + ((opcode == 170) ? 12 + 4 * cases : 8 + 8 * cases);
 				targets.add(pc + code.getInt(at));
 				for (int i = 0; i < cases; i++) {
 					targets.add(pc + code.getInt(at + 12 + ((opcode == 170) ? 4 : 8) * i));
 				}
+				// Past the last case: a malformed count cannot move backwards and loop.
+				length = at - pc + ((opcode == 170) ? 12 + 4 * Math.max(0, cases) : 8 + 8 * Math.max(0, cases));
 			}
 			else if (opcode >= 178 && opcode <= 181) {
 				// getstatic, putstatic, getfield, putfield: a field takes the object, a put the value.
@@ -188,7 +187,8 @@ final class CallsOnThis {
 				}
 				else if (opcode != 184) {
 					if (isThis(stack, takes)) {
-						found.add(call(opcode == 183, member(code.getShort(pc + 1) & 0xffff), method));
+						String[] target = member(code.getShort(pc + 1) & 0xffff);
+						found.add(new Call(opcode == 183, target[0], target[1], target[2], method));
 					}
 					takes++;
 				}
@@ -199,8 +199,9 @@ final class CallsOnThis {
 			boolean[] taken = Arrays.copyOfRange(stack, Math.max(0, stack.length - takes), stack.length);
 			stack = Arrays.copyOf(stack, stack.length - taken.length + puts);
 			for (int i = 0; i < puts; i++) {
-				int from = (instruction.length() > 3) ? instruction.charAt(3 + i) - '0' : -1;
-				stack[stack.length - puts + i] = (from >= 0 && from < taken.length) ? taken[from]
+				// A shuffle moves marks only when every slot it takes is known.
+				int from = (instruction.length() > 3 && taken.length == takes) ? instruction.charAt(3 + i) - '0' : -1;
+				stack[stack.length - puts + i] = (from >= 0) ? taken[from]
 						: local == 0 && (opcode == 42 || opcode == 25);
 			}
 			for (int target : targets) {
@@ -226,7 +227,7 @@ final class CallsOnThis {
 				}
 				// The kinds of handle that call a method on a receiver: virtual, special, interface.
 				if (capturesThis && (handle[1] == 5 || handle[1] == 7 || handle[1] == 9)) {
-					found.add(call(handle[1] == 7, target, method));
+					found.add(new Call(handle[1] == 7, target[0], target[1], target[2], method));
 				}
 			}
 		}
@@ -240,10 +241,6 @@ final class CallsOnThis {
 			caller = this.lambdaCreators.get(caller);
 		}
 		return new Call(call.special(), call.owner(), call.name(), call.descriptor(), caller);
-	}
-
-	private static Call call(boolean special, String[] member, String caller) {
-		return new Call(special, member[0], member[1], member[2], caller);
 	}
 
 	/** Where paths meet, a slot holds {@code this} only if it does on each. */
