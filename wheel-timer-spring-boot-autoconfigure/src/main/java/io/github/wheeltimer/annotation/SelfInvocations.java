@@ -1,5 +1,6 @@
 package io.github.wheeltimer.annotation;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 
@@ -84,12 +86,11 @@ final class SelfInvocations {
 	}
 
 	private void inspect(Class<?> beanType) {
-		// Keyed by the name and descriptor a call names, bridges included.
-		Map<String, Method> delayed = new HashMap<>();
+		// By the name and descriptor a call names, a generic bridge's too: expire(Object) for expire(Order).
+		Map<String, Method> calledAs = new HashMap<>();
 		for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanType)) {
-			Method bridged = BridgeMethodResolver.findBridgedMethod(method);
-			if (bridged.isAnnotationPresent(DelayedExecution.class)) {
-				delayed.put(key(method), bridged);
+			if (BridgeMethodResolver.findBridgedMethod(method).isAnnotationPresent(DelayedExecution.class)) {
+				calledAs.put(key(method), method);
 			}
 		}
 		Map<String, Class<?>> hierarchy = new LinkedHashMap<>();
@@ -100,12 +101,10 @@ final class SelfInvocations {
 			.forEach((type) -> hierarchy.put(type.getName().replace('.', '/'), type));
 		for (Class<?> type : hierarchy.values()) {
 			for (Call call : this.callsByClass.computeIfAbsent(type, SelfInvocations::read)) {
-				Method target = delayed.get(call.name() + call.descriptor());
-				Method named = declared(hierarchy.get(call.owner()), call.name() + call.descriptor());
-				// A super.x() runs what the class it names has; a virtual call the bean's, unless it names a private method.
-				if (target != null && (call.special() ? target.equals(named)
-						: named == null || named.equals(target) || !Modifier.isPrivate(named.getModifiers()))) {
-					this.selfCalled.computeIfAbsent(target, (method) -> new SelfCalled(beanType, new LinkedHashSet<>()))
+				Method method = calledAs.get(call.name() + call.descriptor());
+				Method target = (method != null) ? BridgeMethodResolver.findBridgedMethod(method) : null;
+				if (target != null && runs(call.special(), target, method, hierarchy.get(call.owner()))) {
+					this.selfCalled.computeIfAbsent(target, (key) -> new SelfCalled(beanType, new LinkedHashSet<>()))
 						.callers()
 						.add(describe(type, call.caller()));
 				}
@@ -113,15 +112,16 @@ final class SelfInvocations {
 		}
 	}
 
-	/** The method that a call naming {@code owner} resolves to, looked up in it and its superclasses. */
-	private static @Nullable Method declared(@Nullable Class<?> owner, String key) {
-		for (Class<?> type = owner; type != null; type = type.getSuperclass()) {
-			Method method = Stream.of(type.getDeclaredMethods()).filter((m) -> key(m).equals(key)).findFirst().orElse(null);
-			if (method != null) {
-				return method;
-			}
+	/**
+	 * Whether a call on the bean that names {@code owner} runs the delayed method: a {@code super.x()}
+	 * if the class it names has the method, a virtual call unless it names a private method there.
+	 */
+	private static boolean runs(boolean special, Method target, Method calledAs, @Nullable Class<?> owner) {
+		if (special || owner == null) {
+			return owner != null && target.getDeclaringClass().isAssignableFrom(owner);
 		}
-		return null;
+		Method named = ReflectionUtils.findMethod(owner, calledAs.getName(), calledAs.getParameterTypes());
+		return named == null || named.equals(target) || !Modifier.isPrivate(named.getModifiers());
 	}
 
 	/** A method's name and descriptor as class files write them: {@code create(Ljava/lang/String;)V}. */
@@ -147,13 +147,9 @@ final class SelfInvocations {
 		}
 		String classFile = ClassUtils.convertClassNameToResourcePath(type.getName()) + ClassUtils.CLASS_FILE_SUFFIX;
 		try (InputStream bytes = classLoader.getResourceAsStream(classFile)) {
-			if (bytes == null) {
-				logger.debug("No class file " + classFile + " to look for calls of @DelayedExecution methods on this");
-				return List.of();
-			}
-			return CallsOnThis.read(bytes);
+			return CallsOnThis.read(Objects.requireNonNull(bytes, "No such resource"));
 		}
-		catch (Exception ex) {
+		catch (IOException | RuntimeException ex) {
 			logger.debug("Could not read " + classFile + " to look for calls of @DelayedExecution methods on this", ex);
 			return List.of();
 		}
@@ -172,10 +168,11 @@ final class SelfInvocations {
 			String callers = (last == 0) ? all.get(0) + " does"
 					: String.join(", ", all.subList(0, last)) + " and " + all.get(last) + " do";
 			return "@DelayedExecution on " + MethodNames.describe(method) + " is skipped when its bean calls it on"
-					+ " itself, as " + callers + ": such a call does not go through the bean's proxy, so it runs at once, in the caller's thread,"
-					+ " not after the delay" + (durable ? ", and is not kept in the database" : "")
-					+ ". Call it through the bean instead (inject the bean into itself lazily, with @Lazy or"
-					+ " ObjectProvider<" + this.beanType.getSimpleName() + ">), or move the method into another bean.";
+					+ " itself, as " + callers + ": such a call does not go through the bean's proxy, so it runs at"
+					+ " once, in the caller's thread, not after the delay"
+					+ (durable ? ", and is not kept in the database" : "") + ". Call it through the bean instead"
+					+ " (inject the bean into itself lazily, with @Lazy or ObjectProvider<"
+					+ this.beanType.getSimpleName() + ">), or move the method into another bean.";
 		}
 
 	}
