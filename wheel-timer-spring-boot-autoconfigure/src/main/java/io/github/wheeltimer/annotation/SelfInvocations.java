@@ -40,16 +40,17 @@ import org.springframework.util.ReflectionUtils;
  * bean's {@code expire(Order)}), but not a superclass's private method of the same name; and a
  * {@code super.x()} only if the method it names is the delayed one.
  * <p>
- * Reported: a call on {@code this} in any method of the bean's class, its superclasses or its
- * interfaces' default methods, constructors included, written as {@code this.x()}, {@code x()},
- * {@code super.x()}, in a lambda, or as a reference {@code this::x}. Not reported: {@code this}
- * reached any other way (a field, another local variable, a method's result, {@code Outer.this.x()}
- * in an inner class); a receiver that is {@code this} on one path only
- * ({@code (urgent ? this : other).x()}); {@code this} handed to code that calls back; reflection;
- * an unbound reference ({@code OrderService::x}); a superclass's package-private method of the same
- * name in another package (reported though it is not overridden). Code is reported, not runs: a
- * call in a branch that never runs is reported too. A class file that cannot be read is skipped
- * with a DEBUG line: this check never fails startup. Turning this logger's WARN off skips it.
+ * Reported: a call on {@code this} (as the method received it) in any method of the bean's class,
+ * its superclasses or its interfaces' default methods, constructors included, written as
+ * {@code this.x()}, {@code x()}, {@code super.x()}, in a lambda, or as a reference {@code this::x}.
+ * Code is reported, not runs: a call in a branch that never runs is reported too, and so is a
+ * superclass's call of its own package-private method of the same name, which a bean's class in
+ * another package does not override. Not reported: {@code this} reached any other way (a field,
+ * another local variable, a method's result, {@code Outer.this.x()} in an inner class); a receiver
+ * that is {@code this} on one path only ({@code (urgent ? this : other).x()}); {@code this} handed
+ * to code that calls back; reflection; an unbound reference ({@code OrderService::x}). A class file
+ * that cannot be read is skipped with a DEBUG line: this check never fails startup. Turning this
+ * logger's WARN off skips it.
  */
 final class SelfInvocations {
 
