@@ -115,13 +115,14 @@ final class SelfInvocations {
 
 	/**
 	 * Whether a call on the bean that names {@code owner} runs the delayed method: a {@code super.x()}
-	 * if the class it names has the method, a virtual call unless it names a private method there.
+	 * if the class it names inherits the method, a virtual call unless it names a private method there.
 	 */
 	private static boolean runs(boolean special, Method target, Method calledAs, @Nullable Class<?> owner) {
-		if (special || owner == null) {
+		if (special) {
 			return owner != null && target.getDeclaringClass().isAssignableFrom(owner);
 		}
-		Method named = ReflectionUtils.findMethod(owner, calledAs.getName(), calledAs.getParameterTypes());
+		Method named = (owner != null)
+				? ReflectionUtils.findMethod(owner, calledAs.getName(), calledAs.getParameterTypes()) : null;
 		return named == null || named.equals(target) || !Modifier.isPrivate(named.getModifiers());
 	}
 
