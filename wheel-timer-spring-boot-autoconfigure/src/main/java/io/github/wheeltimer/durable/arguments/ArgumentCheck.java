@@ -1,305 +1,240 @@
 package io.github.wheeltimer.durable.arguments;
 
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.BeanProperty;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.introspect.AnnotatedMember;
 import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.ser.AnyGetterWriter;
-import tools.jackson.databind.ser.BeanPropertyWriter;
-import tools.jackson.databind.ser.PropertyWriter;
-import tools.jackson.databind.ser.bean.BeanSerializerBase;
+import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
+import tools.jackson.databind.jsonFormatVisitors.JsonObjectFormatVisitor;
 
 import org.springframework.util.ClassUtils;
 
 /**
- * What an argument must pass at each durable call where its parameter's declared type does not
- * say all: an argument whose class is a subclass that writes more properties than the declared
- * type reads back, and values in {@code Object} slots ({@code Map<String, Object>}) that would
- * not come back as themselves. {@link ParameterProof} builds the checks at startup, for the parts
- * of a parameter's type that need one and nowhere else; a check that refuses a value throws a
- * {@link Refusal}, which {@link ArgumentCodec#write} turns into the caller's exception.
+ * What the arguments of one durable method must pass at each call, where the parameters' declared
+ * types do not say all: an argument whose class is a subclass that writes properties the declared
+ * type does not (the JSON is read back as the declared type, so they would be lost); one whose
+ * class is not among the subtypes its {@code @JsonTypeInfo} type knows; and a value in an
+ * {@code Object} slot ({@code Map<String, Object>}) that would not come back as itself. Only the
+ * parts of the arguments that {@link ParameterProof} found to need a check are looked at. A
+ * refused value throws a {@link Refusal}, which {@link ArgumentCodec#write} turns into the
+ * caller's exception.
  * <p>
- * Runs in the callers' threads, any number at once, and is thread-safe: a check's fields are
- * final and set at startup, before the {@link ArgumentCodec} that holds it is published (the
- * check of a recursive part is settled before the proof returns), the mapper is thread-safe, and
- * the only thing a check learns afterwards, its verdict on each class it meets, is kept in a
- * {@link ClassValue}.
+ * Runs in the callers' threads, any number at once, and is thread-safe: what it checks is set at
+ * startup and never changed, the mapper is thread-safe, and the only thing it learns afterwards,
+ * what each subclass it meets writes, is kept in a {@link ClassValue}.
  */
-abstract class ArgumentCheck {
+final class ArgumentCheck {
 
-	/** Nothing to check, where a map needs a value. */
-	static final ArgumentCheck NONE = new ArgumentCheck() {
+	/** The step into an {@code Optional} or an {@code AtomicReference}, for a refusal's path. */
+	private static final Object GET = new Object();
 
-		@Override
-		void check(Object value) {
-		}
+	private final JsonMapper mapper;
 
-	};
+	/** By type met in the parameters: what its values need at each call; absent if nothing. */
+	private final Map<JavaType, Need> needs;
 
-	/**
-	 * @throws Refusal saying why the value would not come back equal
-	 */
-	abstract void check(Object value);
-
-	/**
-	 * A bean or record: the argument's class, when it is not the declared one, must write no
-	 * property the declared class does not read (the JSON is read back as the declared class, so
-	 * those would be lost); then its properties that need checking.
-	 * @param written the properties the declared class writes (and reads back)
-	 * @param properties the getters whose values need checking, in order, with their checks
-	 */
-	static ArgumentCheck bean(JsonMapper mapper, Class<?> declared, Set<String> written,
-			Map<BeanPropertyWriter, ArgumentCheck> properties) {
-		return new Bean(mapper, declared, written, properties);
-	}
-
-	/** The elements of an array or an {@code Iterable}. */
-	static ArgumentCheck elements(ArgumentCheck elements) {
-		return new ArgumentCheck() {
-
-			@Override
-			void check(Object value) {
-				checkElements(elements, (value instanceof Object[] array) ? Arrays.asList(array) : (Iterable<?>) value);
-			}
-
-		};
-	}
-
-	/** The values of a {@code Map}. */
-	static ArgumentCheck mapValues(ArgumentCheck values) {
-		return new ArgumentCheck() {
-
-			@Override
-			void check(Object value) {
-				for (Map.Entry<?, ?> entry : ((Map<?, ?>) value).entrySet()) {
-					checkAt(values, entry.getValue(), entry.getKey());
-				}
-			}
-
-		};
-	}
-
-	/** The content of an {@code Optional} or an {@code AtomicReference}, or the value itself. */
-	static ArgumentCheck reference(ArgumentCheck content) {
-		return new ArgumentCheck() {
-
-			@Override
-			void check(Object value) {
-				Object inside = (value instanceof Optional<?> optional) ? optional.orElse(null)
-						: (value instanceof AtomicReference<?> reference) ? reference.get() : value;
-				checkPart(content, inside, ".get()");
-			}
-
-		};
-	}
-
-	/**
-	 * A type whose JSON names its subtype ({@code @JsonTypeInfo}): the argument must be of one of
-	 * the subtypes Jackson knows, and pass its check.
-	 */
-	static ArgumentCheck subtypes(Class<?> declared, Map<Class<?>, ArgumentCheck> subtypes) {
-		return new Subtypes(declared, subtypes);
-	}
-
-	/** An {@code Object} (or {@code Number}) slot: see {@link JsonValueCheck}. */
-	static ArgumentCheck jsonValues(JsonMapper mapper) {
-		return new JsonValueCheck(mapper);
-	}
-
-	/**
-	 * A part of a type that is recursive: checked with the check its proof ends with, which is
-	 * not known yet when the part is met.
-	 */
-	static ArgumentCheck later(Supplier<@Nullable ArgumentCheck> proven) {
-		return new ArgumentCheck() {
-
-			@Override
-			void check(Object value) {
-				ArgumentCheck check = proven.get();
-				if (check != null) {
-					check.check(value);
-				}
-			}
-
-		};
-	}
-
-	/** Checks a part of a value, if it has one; {@code step} goes into a refusal only. */
-	private static void checkPart(ArgumentCheck check, @Nullable Object part, String step) {
-		if (part != null) {
-			try {
-				check.check(part);
-			}
-			catch (Refusal refusal) {
-				throw refusal.at(step);
-			}
-		}
-	}
-
-	/** Checks an element or a map value; its index or key is written into a refusal only. */
-	static void checkAt(ArgumentCheck check, @Nullable Object value, @Nullable Object indexOrKey) {
-		if (value != null) {
-			try {
-				check.check(value);
-			}
-			catch (Refusal refusal) {
-				throw refusal.at("[" + key(indexOrKey) + "]");
-			}
-		}
-	}
-
-	static void checkElements(ArgumentCheck check, Iterable<?> elements) {
-		int index = 0;
-		for (Object element : elements) {
-			checkAt(check, element, index++);
-		}
-	}
-
-	private static final class Bean extends ArgumentCheck {
-
-		private final JsonMapper mapper;
-
-		private final Class<?> declared;
-
-		private final Set<String> written;
-
-		private final Property[] properties;
-
-		/** For each subclass met: why it would not come back, or "" if it would. */
-		private final ClassValue<String> verdicts = new ClassValue<>() {
-
-			@Override
-			protected String computeValue(Class<?> type) {
-				return verdict(type);
-			}
-
-		};
-
-		Bean(JsonMapper mapper, Class<?> declared, Set<String> written,
-				Map<BeanPropertyWriter, ArgumentCheck> properties) {
-			this.mapper = mapper;
-			this.declared = declared;
-			this.written = Set.copyOf(written);
-			this.properties = properties.entrySet()
-				.stream()
-				.map((property) -> new Property(property.getKey(), property.getValue()))
-				.toArray(Property[]::new);
-		}
+	/** The properties each class met as a subclass writes, or why it writes none. */
+	private final ClassValue<Object> writes = new ClassValue<>() {
 
 		@Override
-		void check(Object value) {
-			Class<?> type = value.getClass();
-			if (type != this.declared) {
-				String verdict = this.verdicts.get(type);
-				if (!verdict.isEmpty()) {
-					String declared = ClassUtils.getShortName(this.declared);
-					String actual = ClassUtils.getShortName(type);
-					throw new Refusal("is declared " + declared + ", and holds a " + actual + ", " + verdict
-							+ ": arguments are stored as JSON and read back as their declared type; declare it as "
-							+ actual + ", or pass a " + declared);
-				}
-			}
-			for (Property property : this.properties) {
-				property.check(value);
-			}
-		}
-
-		private String verdict(Class<?> type) {
-			ValueSerializer<Object> serializer;
+		protected Object computeValue(Class<?> type) {
+			JsonMapper mapper = ArgumentCheck.this.mapper;
 			try {
-				serializer = this.mapper._serializationContext().findValueSerializer(type);
+				Map<String, BeanProperty> properties = written(mapper, mapper.constructType(type));
+				return (properties != null) ? properties.keySet()
+						: "which is written differently (by a serializer of its own)";
 			}
 			catch (JacksonException ex) {
 				return "which cannot be written to JSON (" + ex.getOriginalMessage() + ")";
 			}
-			if (!(serializer instanceof BeanSerializerBase)) {
-				return "which is written differently (by a serializer of its own)";
+		}
+
+	};
+
+	ArgumentCheck(JsonMapper mapper, Map<JavaType, Need> needs) {
+		this.mapper = mapper;
+		this.needs = Map.copyOf(needs);
+	}
+
+	/**
+	 * @param value an argument, or a part of one
+	 * @param type its declared type
+	 * @throws Refusal saying why the value would not come back equal
+	 */
+	void check(Object value, JavaType type) {
+		Need need = this.needs.get(type);
+		if (need != null) {
+			check(value, type, need);
+		}
+	}
+
+	private void check(Object value, JavaType type, Need need) {
+		if (need instanceof Bean bean) {
+			Object writes = (value.getClass() != bean.declared()) ? this.writes.get(value.getClass()) : null;
+			if (writes instanceof String || (writes instanceof Set<?> names && !bean.written().containsAll(names))) {
+				throw refusal(value.getClass(), bean, writes);
 			}
-			Set<String> lost = new LinkedHashSet<>();
-			for (Iterator<PropertyWriter> it = serializer.properties(); it.hasNext();) {
-				PropertyWriter property = it.next();
-				if (property instanceof AnyGetterWriter || !this.written.contains(property.getName())) {
-					lost.add((property instanceof AnyGetterWriter) ? "@JsonAnyGetter" : property.getName());
+			for (Part part : bean.parts()) {
+				Object property;
+				try {
+					property = part.getter().getValue(value);
+				}
+				catch (Exception ex) {
+					// Writing the argument calls the same getter next, and reports it as Jackson does.
+					continue;
+				}
+				at(property, part.type(), part);
+			}
+		}
+		else if (need instanceof Subtypes subtypes) {
+			Need subtype = subtypes.subtypes().get(value.getClass());
+			if (subtype == null) {
+				throw new Refusal("is declared " + ClassUtils.getShortName(subtypes.declared()) + ", and holds a "
+						+ ClassUtils.getShortName(value.getClass()) + ", which is not one of the subtypes Jackson knows"
+						+ " for it (" + subtypes.subtypes().keySet().stream().map(ClassUtils::getShortName).sorted()
+							.collect(Collectors.joining(", "))
+						+ "), so its JSON could not be read back; list it in @JsonSubTypes");
+			}
+			check(value, type, subtype);
+		}
+		else if (need == Need.JSON_VALUES) {
+			jsonValue(value, type);
+		}
+		else if (need == Need.CONTENT) {
+			contents(value, type.getContentType());
+		}
+	}
+
+	/** A subclass of the declared class that writes more than it, or writes otherwise. */
+	private static Refusal refusal(Class<?> type, Bean bean, Object writes) {
+		String declared = ClassUtils.getShortName(bean.declared());
+		String actual = ClassUtils.getShortName(type);
+		List<String> lost = (writes instanceof Set<?> names) ? names.stream()
+			.filter((name) -> !bean.written().contains(name))
+			.map((name) -> "'" + name + "'")
+			.toList() : List.of();
+		String why = lost.isEmpty() ? (String) writes : "whose " + ((lost.size() == 1) ? "property " : "properties ")
+				+ String.join(", ", lost) + " would be lost";
+		return new Refusal("is declared " + declared + ", and holds a " + actual + ", " + why + ": arguments are stored"
+				+ " as JSON and read back as their declared type; declare it as " + actual + ", or pass a " + declared);
+	}
+
+	/** The content of an {@code Optional}, {@code AtomicReference}, array, {@code Iterable} or {@code Map}. */
+	private void contents(Object value, JavaType content) {
+		if (value instanceof Optional<?> optional) {
+			at(optional.orElse(null), content, GET);
+		}
+		else if (value instanceof AtomicReference<?> reference) {
+			at(reference.get(), content, GET);
+		}
+		else if (value instanceof Map<?, ?> map) {
+			map.forEach((key, element) -> at(element, content, key));
+		}
+		else {
+			int index = 0;
+			for (Object element : (value instanceof Object[] array) ? Arrays.asList(array) : (Iterable<?>) value) {
+				at(element, content, index++);
+			}
+		}
+	}
+
+	/**
+	 * A value in an {@code Object} (or {@code Number}) slot: its JSON carries no type, so it comes
+	 * back as what JSON makes of it ({@code String}, {@code Boolean}, the smallest of {@code Integer},
+	 * {@code Long} and {@code BigInteger} that holds an integer, {@code Double}, {@code List},
+	 * {@code Map} with {@code String} keys, as the application's mapper reads them). Maps and lists
+	 * are opened; any other value makes the round trip through JSON text, and must come back equal.
+	 */
+	private void jsonValue(Object value, JavaType slot) {
+		if (value instanceof Map<?, ?> || value instanceof List<?>) {
+			for (Object key : (value instanceof Map<?, ?> map) ? map.keySet() : Set.of()) {
+				if (!(key instanceof String)) {
+					throw new Refusal("holds a map with the key " + described(key) + ", which would come back as a"
+							+ " String: a map in an Object slot comes back with String keys; declare the map's type");
 				}
 			}
-			if (lost.isEmpty()) {
-				return "";
-			}
-			return "whose " + ((lost.size() == 1) ? "property " : "properties ") + quoted(lost) + " would be lost";
+			contents(value, slot);
+			return;
 		}
-
+		String back;
+		try {
+			Object read = this.mapper.readValue(this.mapper.writeValueAsString(value), Object.class);
+			back = value.equals(read) ? null : described(read);
+		}
+		catch (JacksonException ex) {
+			back = "something else, or not at all (" + ex.getOriginalMessage() + ")";
+		}
+		if (back != null) {
+			throw new Refusal("holds " + described(value) + ", which would come back as " + back + ": a value in an"
+					+ " Object slot comes back as what JSON makes of it (a String, Boolean, Integer, Long, Double, List"
+					+ " or Map); declare the slot's type");
+		}
 	}
 
-	private static final class Property {
-
-		private final String step;
-
-		private final BeanPropertyWriter getter;
-
-		private final ArgumentCheck check;
-
-		Property(BeanPropertyWriter getter, ArgumentCheck check) {
-			this.step = "." + getter.getName();
-			this.getter = getter;
-			this.check = check;
-		}
-
-		void check(Object bean) {
-			Object value;
+	/**
+	 * Checks a part of a value, if it has one.
+	 * @param step for a refusal's path only: the {@link Part}, {@link #GET}, an element's index or a
+	 * map's key
+	 */
+	private void at(@Nullable Object part, JavaType type, @Nullable Object step) {
+		if (part != null) {
 			try {
-				value = this.getter.get(bean);
+				check(part, type);
 			}
-			catch (Exception ex) {
-				// Writing the argument calls the same getter next, and reports it as Jackson does.
-				return;
+			catch (Refusal refusal) {
+				refusal.path.insert(0, (step instanceof Part property) ? "." + property.name() : (step == GET) ? ".get()"
+						: (step instanceof String key) ? "[\"" + key + "\"]" : "[" + step + "]");
+				throw refusal;
 			}
-			checkPart(this.check, value, this.step);
 		}
-
 	}
 
-	private static final class Subtypes extends ArgumentCheck {
+	/**
+	 * The properties a type is written with, by name, in the order they are written, as its
+	 * serializer reports them to a format visitor (unwrapped ones among them).
+	 * @return {@code null} if the type is written as one value rather than an object of properties
+	 */
+	static @Nullable Map<String, BeanProperty> written(JsonMapper mapper, JavaType type) {
+		Map<String, BeanProperty> properties = new LinkedHashMap<>();
+		List<Boolean> object = new ArrayList<>(1);
+		mapper.acceptJsonFormatVisitor(type, new JsonFormatVisitorWrapper.Base() {
 
-		private final Class<?> declared;
+			@Override
+			public JsonObjectFormatVisitor expectObjectFormat(JavaType objectType) {
+				object.add(true);
+				return new JsonObjectFormatVisitor.Base(getContext()) {
 
-		private final Map<Class<?>, ArgumentCheck> subtypes;
+					@Override
+					public void property(BeanProperty property) {
+						properties.put(property.getName(), property);
+					}
 
-		Subtypes(Class<?> declared, Map<Class<?>, ArgumentCheck> subtypes) {
-			this.declared = declared;
-			this.subtypes = Map.copyOf(subtypes);
-		}
+					@Override
+					public void optionalProperty(BeanProperty property) {
+						properties.put(property.getName(), property);
+					}
 
-		@Override
-		void check(Object value) {
-			ArgumentCheck check = this.subtypes.get(value.getClass());
-			if (check == null) {
-				String known = this.subtypes.keySet()
-					.stream()
-					.map(ClassUtils::getShortName)
-					.sorted()
-					.collect(Collectors.joining(", "));
-				throw new Refusal("is declared " + ClassUtils.getShortName(this.declared) + ", and holds a "
-						+ ClassUtils.getShortName(value.getClass()) + ", which is not one of the subtypes Jackson knows"
-						+ " for it (" + known + "), so its JSON could not be read back; list it in @JsonSubTypes");
+				};
 			}
-			check.check(value);
-		}
 
+		});
+		return object.isEmpty() ? null : properties;
 	}
 
 	/** A value as messages name it: "a Long (5)", "an Integer (5)". */
-	static String described(@Nullable Object value) {
+	private static String described(@Nullable Object value) {
 		if (value == null) {
 			return "null";
 		}
@@ -309,12 +244,33 @@ abstract class ArgumentCheck {
 				+ ((text.length() <= 60) ? text : text.substring(0, 60) + "...") + ")";
 	}
 
-	private static String key(@Nullable Object key) {
-		return (key instanceof String) ? "\"" + key + "\"" : String.valueOf(key);
+	/** What the values of a type need at each call. */
+	sealed interface Need permits Need.Kind, Bean, Subtypes {
+
+		/** An {@code Object} slot's values, a container's content, or, for a subtype, nothing. */
+		Need JSON_VALUES = Kind.JSON_VALUES, CONTENT = Kind.CONTENT, NONE = Kind.NONE;
+
+		enum Kind implements Need {
+
+			JSON_VALUES, CONTENT, NONE
+
+		}
+
 	}
 
-	private static String quoted(Collection<String> names) {
-		return names.stream().map((name) -> "'" + name + "'").collect(Collectors.joining(", "));
+	/**
+	 * A bean or record that is not final, or has properties that need checks.
+	 * @param written the properties the declared class writes (and reads back)
+	 */
+	record Bean(Class<?> declared, Set<String> written, List<Part> parts) implements Need {
+	}
+
+	/** A type whose JSON names its subtype: the concrete subtypes Jackson knows, with their needs. */
+	record Subtypes(Class<?> declared, Map<Class<?>, Need> subtypes) implements Need {
+	}
+
+	/** A property whose values need checks, read through the member Jackson writes it from. */
+	record Part(String name, AnnotatedMember getter, JavaType type) {
 	}
 
 	/**
@@ -327,11 +283,6 @@ abstract class ArgumentCheck {
 
 		Refusal(String reason) {
 			super(reason, null, false, false);
-		}
-
-		private Refusal at(String step) {
-			this.path.insert(0, step);
-			return this;
 		}
 
 		/** Where in the argument the refused value sits: {@code .customer.tags[2]}, or "". */

@@ -48,18 +48,18 @@ import org.springframework.util.ClassUtils;
  * every property Jackson writes is read back, every property it can read is written, down through
  * properties, elements and map values, as the application's mapper (its annotations, naming
  * strategy and modules) resolves them. A type that fails says why and what to change;</li>
- * <li>at each call, in the caller's thread, {@link ArgumentCheck}s check what the declared types
- * cannot tell: an argument whose class is a subclass with more properties than the declared type,
- * and values in {@code Object} slots ({@code Map<String, Object>}) that would not come back as
- * themselves;</li>
+ * <li>at each call, in the caller's thread, the {@link ArgumentCheck} checks what the declared
+ * types cannot tell: an argument whose class is a subclass with more properties than the declared
+ * type, one of a subtype its {@code @JsonTypeInfo} type does not know, and values in {@code Object}
+ * slots ({@code Map<String, Object>}) that would not come back as themselves;</li>
  * <li>when the call runs, a row is read strictly: text after the array, a fraction for an
  * integer, {@code null} for a primitive, or a property the type does not have make it
  * unreadable.</li>
  * </ul>
  * Built at startup, by the thread that registers the method; {@link #write} runs in the callers'
  * threads and {@link #read} in the threads that run the calls, any number at once. Immutable and
- * thread-safe: the readers, writers and checks are built once, in the constructor; the checks
- * remember their verdict on each class they meet, in a thread-safe way.
+ * thread-safe: the readers, writers and check are built once, in the constructor; the check
+ * remembers what each subclass it meets writes, in a thread-safe way.
  */
 public final class ArgumentCodec {
 
@@ -75,8 +75,8 @@ public final class ArgumentCodec {
 
 	private final ObjectReader[] readers;
 
-	/** What each argument's classes must pass at each call; {@code null} where its declared type says all. */
-	private final @Nullable ArgumentCheck[] checks;
+	/** What the arguments must pass at each call, where their declared types do not say all. */
+	private final ArgumentCheck check;
 
 	/** What reading the arguments takes, one line per parameter and per type met below them. */
 	private final String description;
@@ -128,17 +128,17 @@ public final class ArgumentCodec {
 		this.types = new JavaType[parameters.length];
 		this.writers = new ObjectWriter[parameters.length];
 		this.readers = new ObjectReader[parameters.length];
-		this.checks = new ArgumentCheck[parameters.length];
 		ParameterProof proof = new ParameterProof(mapper);
 		for (int i = 0; i < parameters.length; i++) {
 			JavaType type = mapper.constructType(parameters[i]);
 			this.names[i] = method.getParameters()[i].getName();
 			this.types[i] = type;
-			this.checks[i] = proof.prove(type, parameter(i), this.names[i]);
+			proof.prove(type, parameter(i), this.names[i]);
 			this.writers[i] = mapper.writerFor(type);
 			// Each reader reads one element of the array, with the rest of the array after it.
 			this.readers[i] = mapper.readerFor(type).without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 		}
+		this.check = proof.check();
 		StringBuilder description = new StringBuilder();
 		for (int i = 0; i < parameters.length; i++) {
 			description.append("parameter ").append(i).append(": ").append(this.types[i].toCanonical()).append('\n');
@@ -184,11 +184,10 @@ public final class ArgumentCodec {
 	 */
 	public String write(@Nullable Object[] arguments) {
 		for (int i = 0; i < arguments.length; i++) {
-			ArgumentCheck check = this.checks[i];
 			Object argument = arguments[i];
-			if (check != null && argument != null) {
+			if (argument != null) {
 				try {
-					check.check(argument);
+					this.check.check(argument, this.types[i]);
 				}
 				catch (ArgumentCheck.Refusal refusal) {
 					throw new IllegalArgumentException("Durable call to " + this.method + " was not accepted:"
