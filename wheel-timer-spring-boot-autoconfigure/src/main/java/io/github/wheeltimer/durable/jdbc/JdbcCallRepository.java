@@ -6,14 +6,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -30,17 +28,9 @@ import io.github.wheeltimer.durable.storage.StoredText;
 import io.github.wheeltimer.durable.storage.UnreadableCalls;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.retry.RetryPolicy;
-import org.springframework.core.retry.RetryTemplate;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The calls' table on a JDBC database, in the SQL every supported database shares; what differs
@@ -54,31 +44,15 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class JdbcCallRepository implements CallRepository {
 
-	private static final String PENDING = "PENDING";
+	private static final String PENDING = CallTable.PENDING;
 
-	private static final String CLAIMED = "CLAIMED";
+	private static final String CLAIMED = CallTable.CLAIMED;
 
-	private static final String RUNNING = "RUNNING";
+	private static final String RUNNING = CallTable.RUNNING;
 
-	private static final String FAILED = "FAILED";
+	private static final String FAILED = CallTable.FAILED;
 
 	private static final int ERROR_LENGTH = 4000;
-
-	/**
-	 * A statement that lost a deadlock is tried again, up to seven times: six callers replacing the
-	 * same four keys on two loaded cores lost four times in a row (a CI run). The winner is
-	 * mid-transaction; a random wait keeps two losers from colliding again, and it doubles with
-	 * each loss (about 2, 4, ... 64 ms) so that a crowd thins out: losing eight times in a row takes
-	 * one that outlasts a quarter second. An interrupt (a stop) ends the waits with the last loss.
-	 */
-	private static final RetryTemplate LOCK_RETRIES = new RetryTemplate(RetryPolicy.builder()
-		.includes(PessimisticLockingFailureException.class)
-		.maxRetries(7)
-		.delay(Duration.ofMillis(2))
-		.jitter(Duration.ofMillis(2))
-		.multiplier(2)
-		.maxDelay(Duration.ofMillis(64))
-		.build());
 
 	/** How a retry's row gets its key back: moved aside when its attempt started, or kept by a retry before. */
 	private static final String KEY_BACK = "call_key = COALESCE(started_key, call_key), started_key = NULL, ";
@@ -97,11 +71,9 @@ public final class JdbcCallRepository implements CallRepository {
 	/** What claims a row, binding its new owner. */
 	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
 
-	private final DataSource dataSource;
+	private final CallTable table;
 
 	private final JdbcTemplate jdbc;
-
-	private final TransactionTemplate ownTransaction;
 
 	private final DurableDialect dialect;
 
@@ -128,10 +100,8 @@ public final class JdbcCallRepository implements CallRepository {
 	 * @param lease how long after its last heartbeat an instance counts as dead
 	 */
 	public JdbcCallRepository(DataSource dataSource, DurableDialect dialect, DurableTables tables, Duration lease) {
-		this.dataSource = dataSource;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.ownTransaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.ownTransaction.setIsolationLevel(dialect.ownTransactionIsolation());
+		this.table = new CallTable(dataSource, dialect, tables);
+		this.jdbc = this.table.jdbc();
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();
@@ -172,7 +142,7 @@ public final class JdbcCallRepository implements CallRepository {
 	 * @return the select, binding the ids, then the owner
 	 */
 	public static String gateLock(DurableDialect dialect, DurableTables tables, int ids) {
-		return dialect.skipLocked("SELECT id FROM " + tables.calls() + " WHERE id IN (" + placeholders(ids) + ") AND "
+		return dialect.skipLocked("SELECT id FROM " + tables.calls() + " WHERE id IN (" + CallTable.placeholders(ids) + ") AND "
 				+ dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'");
 	}
 
@@ -187,7 +157,7 @@ public final class JdbcCallRepository implements CallRepository {
 	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds,
 			int skipped) {
 		StringBuilder select = new StringBuilder("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
-				+ PENDING + "' AND due_at <= ? AND method_id IN (" + placeholders(methodIds) + ")");
+				+ PENDING + "' AND due_at <= ? AND method_id IN (" + CallTable.placeholders(methodIds) + ")");
 		for (int i = 0; i < skipped; i++) {
 			select.append(" AND NOT (method_id = ? AND shape = ?)");
 		}
@@ -217,18 +187,18 @@ public final class JdbcCallRepository implements CallRepository {
 		Object[] values = { this.dialect.id(id), methodId, key, arguments, this.dialect.instant(due),
 				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent, shape };
 		if (key == null) {
-			update(this.insert, values);
+			this.table.update(this.insert, values);
 			return;
 		}
 		try {
-			update(this.upsert, values);
+			this.table.update(this.upsert, values);
 		}
 		catch (DuplicateKeyException raced) {
 			if (!this.dialect.upsertRetriesOnDuplicateKey()) {
 				throw raced;
 			}
 			// The other caller's row is there now: this one replaces it.
-			update(this.upsert, values);
+			this.table.update(this.upsert, values);
 		}
 	}
 
@@ -246,12 +216,12 @@ public final class JdbcCallRepository implements CallRepository {
 			.isEmpty()) {
 			return false;
 		}
-		return update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
+		return this.table.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
 	}
 
 	@Override
 	public boolean cancel(UUID id) {
-		return update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
+		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
 				+ CLAIMED + "')", this.dialect.id(id)) == 1;
 	}
 
@@ -273,19 +243,19 @@ public final class JdbcCallRepository implements CallRepository {
 		if (returning != null) {
 			arguments.add(0, this.dialect.id(owner));
 			List<ClaimedCall> claimed = new ArrayList<>(
-					retried(() -> this.jdbc.query(returning, this::claimed, arguments.toArray())));
+					this.table.retried(() -> this.jdbc.query(returning, this::claimed, arguments.toArray())));
 			// Returned in no particular order: earliest first, as the select picked them.
 			claimed.sort(Comparator.comparing(ClaimedCall::due));
 			return claimed;
 		}
 		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size(), skipped.size());
-		List<ClaimedCall> rows = inOwnTransaction((status) -> {
+		List<ClaimedCall> rows = this.table.inOwnTransaction((status) -> {
 			List<ClaimedCall> claimed = this.jdbc.query(select, this::claimed, arguments.toArray());
 			if (!claimed.isEmpty()) {
 				List<Object> update = new ArrayList<>(claimed.size() + 1);
 				update.add(this.dialect.id(owner));
 				claimed.forEach((row) -> update.add(this.dialect.id(row.id())));
-				update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + placeholders(claimed.size())
+				this.table.update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + CallTable.placeholders(claimed.size())
 						+ ")", update.toArray());
 			}
 			return claimed;
@@ -314,17 +284,17 @@ public final class JdbcCallRepository implements CallRepository {
 				this.dialect.inSubquery("id", lock)), "id");
 		if (returning != null) {
 			arguments.add(bound);
-			Set<UUID> passed = Set.copyOf(retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
+			Set<UUID> passed = Set.copyOf(this.table.retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
 			return new Gates(passed, waiting(ids, passed, owner));
 		}
-		Set<UUID> passed = inOwnTransaction((status) -> {
+		Set<UUID> passed = this.table.inOwnTransaction((status) -> {
 			List<UUID> locked = this.jdbc.query(lock, this::firstId, arguments.toArray());
 			if (locked.isEmpty()) {
 				return Set.<UUID>of();
 			}
 			List<Object> update = boundIds(locked);
 			String gate = gateStatement(this.dialect, this.tables, this.lease,
-					"id IN (" + placeholders(update.size()) + ")");
+					"id IN (" + CallTable.placeholders(update.size()) + ")");
 			update.add(bound);
 			if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
 				return Set.copyOf(locked);
@@ -346,7 +316,7 @@ public final class JdbcCallRepository implements CallRepository {
 			return Set.of();
 		}
 		List<Object> arguments = boundIds(rest);
-		String in = placeholders(arguments.size());
+		String in = CallTable.placeholders(arguments.size());
 		arguments.add(this.dialect.id(owner));
 		return Set.copyOf(this.jdbc.query("SELECT id FROM " + this.calls + " WHERE id IN (" + in
 				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'", this::firstId,
@@ -355,7 +325,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public boolean handBack(UUID id, UUID owner) {
-		return update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
+		return this.table.update(this.release + " AND state = '" + CLAIMED + "'", this.dialect.id(id),
 				this.dialect.id(owner)) == 1;
 	}
 
@@ -373,10 +343,10 @@ public final class JdbcCallRepository implements CallRepository {
 		Object[] arguments = (shape != null) ? new Object[] { shape, this.dialect.id(id), this.dialect.id(owner), attempt }
 				: new Object[] { this.dialect.id(id), this.dialect.id(owner), attempt };
 		try {
-			return update(handBackAfterGate(keyBack + shapeSet), arguments) == 1;
+			return this.table.update(handBackAfterGate(keyBack + shapeSet), arguments) == 1;
 		}
 		catch (DuplicateKeyException taken) {
-			return update(handBackAfterGate(shapeSet), arguments) == 1;
+			return this.table.update(handBackAfterGate(shapeSet), arguments) == 1;
 		}
 	}
 
@@ -398,18 +368,18 @@ public final class JdbcCallRepository implements CallRepository {
 			arguments.add(this.dialect.instant(after));
 		}
 		if (!except.isEmpty()) {
-			release.append(" AND id NOT IN (").append(placeholders(except.size())).append(')');
+			release.append(" AND id NOT IN (").append(CallTable.placeholders(except.size())).append(')');
 			except.forEach((id) -> arguments.add(this.dialect.id(id)));
 		}
-		return update(release.toString(), arguments.toArray());
+		return this.table.update(release.toString(), arguments.toArray());
 	}
 
 	@Override
 	public void finish(Collection<UUID> ids) {
 		if (!ids.isEmpty()) {
 			List<Object> arguments = boundIds(ids);
-			inBatchTransaction(() -> this.jdbc.update("DELETE FROM " + this.calls + " WHERE id IN ("
-					+ placeholders(arguments.size()) + ")", arguments.toArray()));
+			this.table.inBatchTransaction(() -> this.jdbc.update("DELETE FROM " + this.calls + " WHERE id IN ("
+					+ CallTable.placeholders(arguments.size()) + ")", arguments.toArray()));
 		}
 	}
 
@@ -419,14 +389,14 @@ public final class JdbcCallRepository implements CallRepository {
 	 */
 	@Override
 	public boolean finish(UUID id, UUID owner, int attempt) {
-		return update("DELETE FROM " + this.calls + " WHERE id = ? AND " + this.dialect.sameAs("owner_id")
+		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", this.dialect.id(id), this.dialect.id(owner),
 				attempt) == 1;
 	}
 
 	@Override
 	public boolean fail(UUID id, UUID owner, int attempt, String error) {
-		return update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, failures = failures + 1,"
+		return this.table.update("UPDATE " + this.calls + " SET state = '" + FAILED + "', owner_id = NULL, failures = failures + 1,"
 				+ " finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND " + this.dialect.sameAs("owner_id")
 				+ " AND state = '" + RUNNING + "' AND attempts = ?", StoredText.of(error, ERROR_LENGTH),
 				this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
@@ -440,11 +410,11 @@ public final class JdbcCallRepository implements CallRepository {
 	@Override
 	public Retried retry(UUID owner, Retry retry) {
 		try {
-			return (update(retryStatement(KEY_BACK), retryArguments(owner, retry)) == 1) ? Retried.WITH_KEY
+			return (this.table.update(retryStatement(KEY_BACK), retryArguments(owner, retry)) == 1) ? Retried.WITH_KEY
 					: Retried.LOST;
 		}
 		catch (DuplicateKeyException taken) {
-			return (update(retryStatement(""), retryArguments(owner, retry)) == 1) ? Retried.WITHOUT_KEY : Retried.LOST;
+			return (this.table.update(retryStatement(""), retryArguments(owner, retry)) == 1) ? Retried.WITHOUT_KEY : Retried.LOST;
 		}
 	}
 
@@ -460,7 +430,7 @@ public final class JdbcCallRepository implements CallRepository {
 		List<Object[]> arguments = retries.stream().map((retry) -> retryArguments(owner, retry)).toList();
 		int[] counts;
 		try {
-			counts = inOwnTransaction((status) -> this.jdbc.batchUpdate(retryStatement(KEY_BACK), arguments));
+			counts = this.table.inOwnTransaction((status) -> this.jdbc.batchUpdate(retryStatement(KEY_BACK), arguments));
 		}
 		catch (DuplicateKeyException taken) {
 			counts = null;
@@ -509,7 +479,7 @@ public final class JdbcCallRepository implements CallRepository {
 		if (methodIds.isEmpty()) {
 			return new Share(0, 0);
 		}
-		String window = " AND due_at > ? AND due_at <= ? AND method_id IN (" + placeholders(methodIds.size()) + ")";
+		String window = " AND due_at > ? AND due_at <= ? AND method_id IN (" + CallTable.placeholders(methodIds.size()) + ")";
 		List<Object> arguments = new ArrayList<>();
 		arguments.add(this.dialect.instant(after));
 		arguments.add(this.dialect.instant(until));
@@ -534,7 +504,7 @@ public final class JdbcCallRepository implements CallRepository {
 		}
 		// Skipped, not waited for: a plain UPDATE would block every instance's poll for as long as a
 		// transaction holding one of the rows stays open (a frozen instance's finish, a caller's cancel).
-		Map<UUID, UUID> released = inOwnTransaction((status) -> {
+		Map<UUID, UUID> released = this.table.inOwnTransaction((status) -> {
 			Map<UUID, UUID> owners = new LinkedHashMap<>();
 			this.jdbc.query(this.dialect.skipLocked("SELECT id, owner_id" + this.ofDeadOwners),
 					(RowCallbackHandler) (rs) -> owners.put(id(rs, 1), id(rs, 2)));
@@ -546,7 +516,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public List<UUID> takeOverCallsOf(UUID owner) {
-		List<UUID> released = inOwnTransaction((status) -> {
+		List<UUID> released = this.table.inOwnTransaction((status) -> {
 			List<UUID> ids = this.jdbc.query(this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('"
 					+ CLAIMED + "', '" + RUNNING + "') AND owner_id = ?"), this::firstId, this.dialect.id(owner));
 			release(ids);
@@ -559,14 +529,14 @@ public final class JdbcCallRepository implements CallRepository {
 	private void release(List<UUID> ids) {
 		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
 			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
-			update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
-					+ " WHERE id IN (" + placeholders(chunk.size()) + ")", chunk.stream().map(this.dialect::id).toArray());
+			this.table.update("UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL"
+					+ " WHERE id IN (" + CallTable.placeholders(chunk.size()) + ")", chunk.stream().map(this.dialect::id).toArray());
 		}
 	}
 
 	@Override
 	public int deleteFailedBefore(Duration retention) {
-		return update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
+		return this.table.update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
 				+ this.dialect.before(retention));
 	}
 
@@ -578,7 +548,7 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public List<CallCount> pendingOfUnknownMethods(Collection<String> known) {
-		String notIn = known.isEmpty() ? "" : " AND method_id NOT IN (" + placeholders(known.size()) + ")";
+		String notIn = known.isEmpty() ? "" : " AND method_id NOT IN (" + CallTable.placeholders(known.size()) + ")";
 		return this.jdbc.query("SELECT method_id, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
 				+ PENDING + "'" + notIn + " GROUP BY method_id ORDER BY method_id",
 				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)), known.toArray());
@@ -632,7 +602,7 @@ public final class JdbcCallRepository implements CallRepository {
 		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
 		Object at = this.dialect.instant(due);
 		Object[] keyless = (methodId != null) ? new Object[] { at, methodId } : new Object[] { at };
-		int requeued = update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
+		int requeued = this.table.update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
 				keyless);
 		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls
 				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
@@ -741,7 +711,7 @@ public final class JdbcCallRepository implements CallRepository {
 	 */
 	@Override
 	public boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
-		return update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ? AND state IN ('"
+		return this.table.update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ? AND state IN ('"
 				+ PENDING + "', '" + CLAIMED + "')", this.dialect.id(newId), this.dialect.instant(due),
 				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null,
 				this.dialect.id(id)) == 1;
@@ -782,7 +752,7 @@ public final class JdbcCallRepository implements CallRepository {
 			arguments.add(key);
 		}
 		try {
-			return update(requeue, arguments.toArray()) == 1;
+			return this.table.update(requeue, arguments.toArray()) == 1;
 		}
 		catch (DuplicateKeyException raced) {
 			// A caller took the key between the check and the update.
@@ -792,52 +762,19 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public boolean deleteFailed(UUID id) {
-		return update("DELETE FROM " + this.calls + " WHERE id = ? AND state = '" + FAILED + "'",
+		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND state = '" + FAILED + "'",
 				this.dialect.id(id)) == 1;
 	}
 
 	@Override
 	public int deleteCallsOf(String methodId) {
-		return update("DELETE FROM " + this.calls + " WHERE method_id = ? AND state IN ('" + PENDING + "', '" + CLAIMED
+		return this.table.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND state IN ('" + PENDING + "', '" + CLAIMED
 				+ "', '" + FAILED + "')", methodId);
 	}
 
 	@Override
 	public boolean inTransaction() {
-		return TransactionSynchronizationManager.isSynchronizationActive()
-				&& TransactionSynchronizationManager.isActualTransactionActive()
-				&& TransactionSynchronizationManager.hasResource(this.dataSource);
-	}
-
-	/**
-	 * One statement, tried again if it lost a deadlock or waited too long for a lock (InnoDB's
-	 * gap locks make both likelier than on PostgreSQL), unless it runs in the caller's transaction:
-	 * a deadlock rolls that whole transaction back, so retrying is the caller's, who hears of it.
-	 */
-	private int update(String sql, Object... arguments) {
-		return retried(() -> this.jdbc.update(sql, arguments));
-	}
-
-	/** A transaction of this repository's own, tried again whole as {@link #update} is. */
-	private <T> @Nullable T inOwnTransaction(TransactionCallback<T> work) {
-		return retried(() -> this.ownTransaction.execute(work));
-	}
-
-	/**
-	 * A statement over a batch of ids, tried again as {@link #update} is: in a transaction of this
-	 * repository's own where the dialect asks for an isolation other than the connection's (see
-	 * {@link DurableDialect#ownTransactionIsolation()}), else alone.
-	 */
-	private <T> @Nullable T inBatchTransaction(Supplier<T> work) {
-		if (this.dialect.ownTransactionIsolation() == TransactionDefinition.ISOLATION_DEFAULT) {
-			return retried(work);
-		}
-		return inOwnTransaction((status) -> work.get());
-	}
-
-	/** Tried again as {@link #LOCK_RETRIES} says, unless in the caller's transaction, which the loss rolled back. */
-	private <T> T retried(Supplier<T> work) {
-		return inTransaction() ? work.get() : LOCK_RETRIES.invoke(work);
+		return this.table.inTransaction();
 	}
 
 	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
@@ -879,10 +816,6 @@ public final class JdbcCallRepository implements CallRepository {
 			bound.add(last);
 		}
 		return bound;
-	}
-
-	private static String placeholders(int count) {
-		return String.join(", ", Collections.nCopies(count, "?"));
 	}
 
 }
