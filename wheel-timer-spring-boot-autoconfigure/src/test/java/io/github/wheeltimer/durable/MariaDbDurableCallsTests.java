@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
+import io.github.wheeltimer.durable.jdbc.ClaimAndGateStatements;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
-import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.MySqlDialect;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -123,7 +123,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 		try (Connection frozen = app.getBean(DataSource.class).getConnection()) {
 			frozen.setTransactionIsolation(isolation(dialect.ownTransactionIsolation(), frozen));
 			frozen.setAutoCommit(false);
-			try (PreparedStatement claim = frozen.prepareStatement(JdbcCallRepository.claimSelect(dialect,
+			try (PreparedStatement claim = frozen.prepareStatement(ClaimAndGateStatements.claimSelect(dialect,
 					DurableTables.withPrefix("WHEEL_TIMER_"), "id", 1, 0))) {
 				claim.setString(1, dialect.instant(Instant.now().plusSeconds(60)).toString());
 				claim.setString(2, "orders.far");
@@ -208,7 +208,7 @@ class MariaDbDurableCallsTests extends DurableCallsContractTests {
 			insertRow(jdbc, "orders.far", "[\"x" + i + "\",null]", (i % 10 == 0) ? "PENDING" : "FAILED", null, 0);
 		}
 		jdbc.execute("ANALYZE TABLE WHEEL_TIMER_CALL");
-		String claim = JdbcCallRepository.claimStatement(MySqlDialect.mariaDb(),
+		String claim = ClaimAndGateStatements.claimStatement(MySqlDialect.mariaDb(),
 				DurableTables.withPrefix("WHEEL_TIMER_"), 2, 0);
 		assertThat(claim).contains("LIMIT ? FOR UPDATE SKIP LOCKED");
 		List<String> keys = jdbc.query("EXPLAIN " + claim.replaceFirst("\\?", "UTC_TIMESTAMP(6)")

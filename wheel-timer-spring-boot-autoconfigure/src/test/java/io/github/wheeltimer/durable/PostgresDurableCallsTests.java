@@ -3,8 +3,8 @@ package io.github.wheeltimer.durable;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.wheeltimer.durable.jdbc.ClaimAndGateStatements;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
-import io.github.wheeltimer.durable.jdbc.JdbcCallRepository;
 import io.github.wheeltimer.durable.jdbc.PostgresDialect;
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +36,8 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		// ...then this instance claims thousands of them.
 		jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'CLAIMED', owner_id = '00000000-0000-0000-0000-000000000001'"
 				+ " WHERE id IN (SELECT id FROM WHEEL_TIMER_CALL LIMIT 5000)");
-		String gate = JdbcCallRepository.gateStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"),
-				Duration.ofSeconds(30), "id IN (?)");
+		String gate = ClaimAndGateStatements.gateStatement(new PostgresDialect(),
+				DurableTables.withPrefix("WHEEL_TIMER_"), Duration.ofSeconds(30), "id IN (?)");
 		String explain = "EXPLAIN " + gate.replaceFirst("\\?", "'00000000-0000-0000-0000-0000000000aa'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid");
@@ -56,7 +56,8 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 				+ " CASE WHEN n % 50 = 0 THEN 'PENDING' ELSE 'FAILED' END FROM generate_series(1, 20000) n");
 		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
 		// The repository's own statement (one UPDATE ... RETURNING), with its parameters written in.
-		String claim = JdbcCallRepository.claimStatement(new PostgresDialect(), DurableTables.withPrefix("WHEEL_TIMER_"), 2, 0);
+		String claim = ClaimAndGateStatements.claimStatement(new PostgresDialect(),
+				DurableTables.withPrefix("WHEEL_TIMER_"), 2, 0);
 		assertThat(claim).startsWith("UPDATE ").contains(" RETURNING ");
 		List<String> plan = jdbc.queryForList("EXPLAIN " + claim
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")

@@ -1,7 +1,5 @@
 package io.github.wheeltimer.durable.jdbc;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +15,6 @@ import javax.sql.DataSource;
 
 import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.StoredCall;
-import io.github.wheeltimer.durable.Tries;
 import io.github.wheeltimer.durable.storage.CallCount;
 import io.github.wheeltimer.durable.storage.CallRepository.MethodShape;
 import io.github.wheeltimer.durable.storage.CallRepository;
@@ -64,16 +61,11 @@ public final class JdbcCallRepository implements CallRepository {
 	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
 			+ " trace_parent, shape, created_at, failures, retries, retrying_since, finished_at, last_error";
 
-	/** The columns a claim reads, in the order {@link #claimed} reads them. */
-	private static final String CLAIMED_COLUMNS = "id, method_id, call_key, arguments, due_at, attempts, trace_parent,"
-			+ " failures, retries, retrying_since, started_key, shape";
-
-	/** What claims a row, binding its new owner. */
-	private static final String CLAIM = "state = '" + CLAIMED + "', owner_id = ?";
-
 	private final CallTable table;
 
 	private final JdbcTemplate jdbc;
+
+	private final CallRows rows;
 
 	private final DurableDialect dialect;
 
@@ -102,6 +94,7 @@ public final class JdbcCallRepository implements CallRepository {
 	public JdbcCallRepository(DataSource dataSource, DurableDialect dialect, DurableTables tables, Duration lease) {
 		this.table = new CallTable(dataSource, dialect, tables);
 		this.jdbc = this.table.jdbc();
+		this.rows = new CallRows(dialect, tables);
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();
@@ -115,70 +108,6 @@ public final class JdbcCallRepository implements CallRepository {
 		this.ofDeadOwners = " FROM " + this.calls + " WHERE state IN ('" + CLAIMED + "', '" + RUNNING + "') AND owner_id"
 				+ " NOT IN (SELECT id FROM " + tables.instances() + " WHERE heartbeat_at > " + dialect.before(lease)
 				+ ")";
-	}
-
-	/**
-	 * The start gates of a batch: one statement that is, for each row, both the fence against a
-	 * falsely declared dead owner (another instance took the row over) and the cross-instance
-	 * cancel (the row is gone). The owner is compared with the dialect's null-safe equality, which
-	 * no index serves, so that the rows are found by their primary key: with {@code owner_id = ?},
-	 * PostgreSQL's statistics (pending rows have no owner) make the owner index look as selective,
-	 * and each gate then reads every row this instance claimed. The key moves aside as the call
-	 * starts: a new call may take it, and a failure keeps it. Assigned before it is cleared, for
-	 * databases that read each assignment's left side as already set.
-	 * @param rows the condition that picks the rows, such as {@code id IN (?, ?)}
-	 * @return the gate, binding what {@code rows} binds, then the owner
-	 */
-	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, String rows) {
-		return "UPDATE " + tables.calls() + " SET state = '" + RUNNING + "', attempts = attempts + 1,"
-				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE " + rows + " AND EXISTS (SELECT 1"
-				+ " FROM " + tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
-	}
-
-	/**
-	 * The rows of a batch that are still claimed by their owner, locked, skipping those another
-	 * transaction holds.
-	 * @param ids how many ids it names
-	 * @return the select, binding the ids, then the owner
-	 */
-	public static String gateLock(DurableDialect dialect, DurableTables tables, int ids) {
-		return dialect.skipLocked("SELECT id FROM " + tables.calls() + " WHERE id IN (" + CallTable.placeholders(ids) + ") AND "
-				+ dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'");
-	}
-
-	/**
-	 * The claim's locking select.
-	 * @param columns the columns it reads
-	 * @param skipped how many method and shape pairs it leaves pending (none while every instance
-	 * runs one version)
-	 * @return the select, binding the due time to claim up to, the method ids, each skipped pair's
-	 * method id and shape, then the limit
-	 */
-	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds,
-			int skipped) {
-		StringBuilder select = new StringBuilder("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
-				+ PENDING + "' AND due_at <= ? AND method_id IN (" + CallTable.placeholders(methodIds) + ")");
-		for (int i = 0; i < skipped; i++) {
-			select.append(" AND NOT (method_id = ? AND shape = ?)");
-		}
-		return dialect.skipLocked(dialect.limit(select.append(" ORDER BY due_at").toString()));
-	}
-
-	/**
-	 * The claim as this repository sends it: one statement where the dialect has one, else the
-	 * select of the portable pair.
-	 * @return the statement; the one-statement claim binds the owner first
-	 */
-	public static String claimStatement(DurableDialect dialect, DurableTables tables, int methodIds, int skipped) {
-		String returning = claimReturning(dialect, tables, methodIds, skipped);
-		return (returning != null) ? returning : claimSelect(dialect, tables, CLAIMED_COLUMNS, methodIds, skipped);
-	}
-
-	/** @return the dialect's one-statement claim, binding the owner first, or {@code null} */
-	private static @Nullable String claimReturning(DurableDialect dialect, DurableTables tables, int methodIds,
-			int skipped) {
-		return dialect.returning("UPDATE " + tables.calls() + " SET " + CLAIM + " WHERE "
-				+ dialect.inSubquery("id", claimSelect(dialect, tables, "id", methodIds, skipped)), CLAIMED_COLUMNS);
 	}
 
 	@Override
@@ -239,24 +168,23 @@ public final class JdbcCallRepository implements CallRepository {
 			arguments.add(pair.shape());
 		}
 		arguments.add(limit);
-		String returning = claimReturning(this.dialect, this.tables, methodIds.size(), skipped.size());
+		String returning = ClaimAndGateStatements.claimReturning(this.dialect, this.tables, methodIds.size(), skipped.size());
 		if (returning != null) {
 			arguments.add(0, this.dialect.id(owner));
 			List<ClaimedCall> claimed = new ArrayList<>(
-					this.table.retried(() -> this.jdbc.query(returning, this::claimed, arguments.toArray())));
+					this.table.retried(() -> this.jdbc.query(returning, this.rows::claimed, arguments.toArray())));
 			// Returned in no particular order: earliest first, as the select picked them.
 			claimed.sort(Comparator.comparing(ClaimedCall::due));
 			return claimed;
 		}
-		String select = claimSelect(this.dialect, this.tables, CLAIMED_COLUMNS, methodIds.size(), skipped.size());
+		String select = ClaimAndGateStatements.claimSelect(this.dialect, this.tables, CallRows.CLAIMED_COLUMNS, methodIds.size(), skipped.size());
 		List<ClaimedCall> rows = this.table.inOwnTransaction((status) -> {
-			List<ClaimedCall> claimed = this.jdbc.query(select, this::claimed, arguments.toArray());
+			List<ClaimedCall> claimed = this.jdbc.query(select, this.rows::claimed, arguments.toArray());
 			if (!claimed.isEmpty()) {
 				List<Object> update = new ArrayList<>(claimed.size() + 1);
 				update.add(this.dialect.id(owner));
 				claimed.forEach((row) -> update.add(this.dialect.id(row.id())));
-				this.table.update("UPDATE " + this.calls + " SET " + CLAIM + " WHERE id IN (" + CallTable.placeholders(claimed.size())
-						+ ")", update.toArray());
+				this.table.update(ClaimAndGateStatements.claimLocked(this.tables, claimed.size()), update.toArray());
 			}
 			return claimed;
 		});
@@ -279,21 +207,21 @@ public final class JdbcCallRepository implements CallRepository {
 		int placeholders = arguments.size();
 		Object bound = this.dialect.id(owner);
 		arguments.add(bound);
-		String lock = gateLock(this.dialect, this.tables, placeholders);
-		String returning = this.dialect.returning(gateStatement(this.dialect, this.tables, this.lease,
+		String lock = ClaimAndGateStatements.gateLock(this.dialect, this.tables, placeholders);
+		String returning = this.dialect.returning(ClaimAndGateStatements.gateStatement(this.dialect, this.tables, this.lease,
 				this.dialect.inSubquery("id", lock)), "id");
 		if (returning != null) {
 			arguments.add(bound);
-			Set<UUID> passed = Set.copyOf(this.table.retried(() -> this.jdbc.query(returning, this::firstId, arguments.toArray())));
+			Set<UUID> passed = Set.copyOf(this.table.retried(() -> this.jdbc.query(returning, this.rows::firstId, arguments.toArray())));
 			return new Gates(passed, waiting(ids, passed, owner));
 		}
 		Set<UUID> passed = this.table.inOwnTransaction((status) -> {
-			List<UUID> locked = this.jdbc.query(lock, this::firstId, arguments.toArray());
+			List<UUID> locked = this.jdbc.query(lock, this.rows::firstId, arguments.toArray());
 			if (locked.isEmpty()) {
 				return Set.<UUID>of();
 			}
 			List<Object> update = boundIds(locked);
-			String gate = gateStatement(this.dialect, this.tables, this.lease,
+			String gate = ClaimAndGateStatements.gateStatement(this.dialect, this.tables, this.lease,
 					"id IN (" + CallTable.placeholders(update.size()) + ")");
 			update.add(bound);
 			if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
@@ -319,7 +247,7 @@ public final class JdbcCallRepository implements CallRepository {
 		String in = CallTable.placeholders(arguments.size());
 		arguments.add(this.dialect.id(owner));
 		return Set.copyOf(this.jdbc.query("SELECT id FROM " + this.calls + " WHERE id IN (" + in
-				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'", this::firstId,
+				+ ") AND " + this.dialect.sameAs("owner_id") + " AND state = '" + CLAIMED + "'", this.rows::firstId,
 				arguments.toArray()));
 	}
 
@@ -499,7 +427,7 @@ public final class JdbcCallRepository implements CallRepository {
 	@Override
 	public Map<UUID, UUID> takeOverDeadOwners() {
 		// Usually none: one cheap statement per poll, and a transaction only when there is work.
-		if (this.jdbc.query(this.dialect.limit("SELECT id" + this.ofDeadOwners), this::firstId, 1).isEmpty()) {
+		if (this.jdbc.query(this.dialect.limit("SELECT id" + this.ofDeadOwners), this.rows::firstId, 1).isEmpty()) {
 			return Map.of();
 		}
 		// Skipped, not waited for: a plain UPDATE would block every instance's poll for as long as a
@@ -507,7 +435,7 @@ public final class JdbcCallRepository implements CallRepository {
 		Map<UUID, UUID> released = this.table.inOwnTransaction((status) -> {
 			Map<UUID, UUID> owners = new LinkedHashMap<>();
 			this.jdbc.query(this.dialect.skipLocked("SELECT id, owner_id" + this.ofDeadOwners),
-					(RowCallbackHandler) (rs) -> owners.put(id(rs, 1), id(rs, 2)));
+					(RowCallbackHandler) (rs) -> owners.put(this.rows.id(rs, 1), this.rows.id(rs, 2)));
 			release(List.copyOf(owners.keySet()));
 			return owners;
 		});
@@ -518,7 +446,7 @@ public final class JdbcCallRepository implements CallRepository {
 	public List<UUID> takeOverCallsOf(UUID owner) {
 		List<UUID> released = this.table.inOwnTransaction((status) -> {
 			List<UUID> ids = this.jdbc.query(this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('"
-					+ CLAIMED + "', '" + RUNNING + "') AND owner_id = ?"), this::firstId, this.dialect.id(owner));
+					+ CLAIMED + "', '" + RUNNING + "') AND owner_id = ?"), this.rows::firstId, this.dialect.id(owner));
 			release(ids);
 			return ids;
 		});
@@ -579,7 +507,7 @@ public final class JdbcCallRepository implements CallRepository {
 				+ this.calls + " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
 				+ " ORDER BY finished_at DESC");
 		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
-		return this.jdbc.query(select, (rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3),
+		return this.jdbc.query(select, (rs, n) -> new FailedCall(this.rows.id(rs, 1), rs.getString(2), rs.getString(3),
 				rs.getInt(4), this.dialect.instant(rs, 5), rs.getString(6)), arguments);
 	}
 
@@ -606,7 +534,7 @@ public final class JdbcCallRepository implements CallRepository {
 				keyless);
 		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls
 				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
-				(rs, n) -> new FailedCall(id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
+				(rs, n) -> new FailedCall(this.rows.id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
 				(methodId != null) ? new Object[] { methodId } : new Object[0]);
 		List<FailedCall> keyHeld = new ArrayList<>();
 		for (FailedCall call : keyed) {
@@ -622,14 +550,14 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public @Nullable StoredCall find(UUID id) {
-		List<StoredCall> found = this.jdbc.query(storedCalls("c.id = ?"), this::stored, this.dialect.id(id));
+		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.id = ?"), this.rows::stored, this.dialect.id(id));
 		return found.isEmpty() ? null : found.get(0);
 	}
 
 	@Override
 	public @Nullable StoredCall findWaiting(String methodId, String key) {
 		// The key index finds it: a key names waiting calls only.
-		List<StoredCall> found = this.jdbc.query(storedCalls("c.method_id = ? AND c.call_key = ?"), this::stored,
+		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.method_id = ? AND c.call_key = ?"), this.rows::stored,
 				methodId, key);
 		return found.isEmpty() ? null : found.get(0);
 	}
@@ -647,7 +575,7 @@ public final class JdbcCallRepository implements CallRepository {
 				: " ORDER BY c.due_at, c.id";
 		arguments.add(limit);
 		arguments.add(offset);
-		return this.jdbc.query(this.dialect.page(storedCalls(where) + order), this::stored, arguments.toArray());
+		return this.jdbc.query(this.dialect.page(this.rows.storedCalls(where) + order), this.rows::stored, arguments.toArray());
 	}
 
 	@Override
@@ -679,22 +607,6 @@ public final class JdbcCallRepository implements CallRepository {
 			arguments.add(filter.state().name());
 		}
 		return conditions.isEmpty() ? "1 = 1" : String.join(" AND ", conditions);
-	}
-
-	/** The calls a condition on the table {@code c} picks, with their owner's name, as {@link #stored} reads them. */
-	private String storedCalls(String where) {
-		return "SELECT c.id, c.method_id, COALESCE(c.call_key, c.started_key), c.state, c.due_at, c.attempts,"
-				+ " c.owner_id, i.name, c.trace_parent, c.created_at, c.finished_at, c.last_error, c.arguments,"
-				+ " c.failures, c.retries, c.retrying_since, c.shape FROM "
-				+ this.calls + " c LEFT JOIN " + this.tables.instances() + " i ON i.id = c.owner_id WHERE " + where;
-	}
-
-	private StoredCall stored(ResultSet rs, int rowNumber) throws SQLException {
-		Instant due = this.dialect.instant(rs, 5);
-		return new StoredCall(id(rs, 1), rs.getString(2), rs.getString(3), CallState.valueOf(rs.getString(4)),
-				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 14), this.dialect.id(rs, 7), rs.getString(8),
-				rs.getString(9), this.dialect.instant(rs, 10), this.dialect.instant(rs, 11), rs.getString(12),
-				rs.getString(13), rs.getString(17));
 	}
 
 	@Override
@@ -775,30 +687,6 @@ public final class JdbcCallRepository implements CallRepository {
 	@Override
 	public boolean inTransaction() {
 		return this.table.inTransaction();
-	}
-
-	private ClaimedCall claimed(ResultSet rs, int rowNumber) throws SQLException {
-		Instant due = this.dialect.instant(rs, 5);
-		return new ClaimedCall(id(rs, 1), rs.getString(2), rs.getString(3), rs.getString(11), rs.getString(4),
-				(due != null) ? due : Instant.EPOCH, tries(rs, 6, 8), rs.getString(7), rs.getString(12));
-	}
-
-	/** @param failures the column of failures, followed by retries and retrying_since */
-	private Tries tries(ResultSet rs, int attempts, int failures) throws SQLException {
-		return new Tries(rs.getInt(attempts), rs.getInt(failures), rs.getInt(failures + 1),
-				this.dialect.instant(rs, failures + 2));
-	}
-
-	private UUID id(ResultSet rs, int column) throws SQLException {
-		UUID id = this.dialect.id(rs, column);
-		if (id == null) {
-			throw new SQLException("A durable call's id is null in column " + column);
-		}
-		return id;
-	}
-
-	private UUID firstId(ResultSet rs, int rowNumber) throws SQLException {
-		return id(rs, 1);
 	}
 
 	/**
