@@ -13,7 +13,6 @@ import java.util.UUID;
 
 import javax.sql.DataSource;
 
-import io.github.wheeltimer.durable.CallState;
 import io.github.wheeltimer.durable.StoredCall;
 import io.github.wheeltimer.durable.storage.CallCount;
 import io.github.wheeltimer.durable.storage.CallRepository.MethodShape;
@@ -57,25 +56,21 @@ public final class JdbcCallRepository implements CallRepository {
 	/** The most rows one take-over statement releases. */
 	private static final int RELEASE_CHUNK = 1000;
 
-	/** The columns a new call sets, in the order {@link #insert} binds them. */
-	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
-			+ " trace_parent, shape, created_at, failures, retries, retrying_since, finished_at, last_error";
-
 	private final CallTable table;
 
 	private final JdbcTemplate jdbc;
 
 	private final CallRows rows;
 
+	private final CallQueries queries;
+
+	private final CallerWrites writes;
+
 	private final DurableDialect dialect;
 
 	private final DurableTables tables;
 
 	private final String calls;
-
-	private final String insert;
-
-	private final String upsert;
 
 	private final Duration lease;
 
@@ -95,13 +90,11 @@ public final class JdbcCallRepository implements CallRepository {
 		this.table = new CallTable(dataSource, dialect, tables);
 		this.jdbc = this.table.jdbc();
 		this.rows = new CallRows(dialect, tables);
+		this.queries = new CallQueries(this.table, this.rows);
+		this.writes = new CallerWrites(this.table, this.rows, this.queries);
 		this.dialect = dialect;
 		this.tables = tables;
 		this.calls = tables.calls();
-		// A new call, or one that replaces a waiting call by its key: no history, whatever that one had.
-		String values = "?, ?, ?, ?, ?, ?, ?, 0, ?, ?, " + dialect.now() + ", 0, 0, NULL, NULL, NULL";
-		this.insert = "INSERT INTO " + this.calls + " (" + NEW_COLUMNS + ") VALUES (" + values + ")";
-		this.upsert = dialect.upsertByKey(this.calls, NEW_COLUMNS, values);
 		this.lease = lease;
 		this.release = "UPDATE " + this.calls + " SET state = '" + PENDING + "', owner_id = NULL WHERE id = ? AND "
 				+ dialect.sameAs("owner_id");
@@ -113,45 +106,17 @@ public final class JdbcCallRepository implements CallRepository {
 	@Override
 	public void insert(UUID id, String methodId, @Nullable String key, String arguments, Instant due,
 			@Nullable UUID owner, @Nullable String traceParent, String shape) {
-		Object[] values = { this.dialect.id(id), methodId, key, arguments, this.dialect.instant(due),
-				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null, traceParent, shape };
-		if (key == null) {
-			this.table.update(this.insert, values);
-			return;
-		}
-		try {
-			this.table.update(this.upsert, values);
-		}
-		catch (DuplicateKeyException raced) {
-			if (!this.dialect.upsertRetriesOnDuplicateKey()) {
-				throw raced;
-			}
-			// The other caller's row is there now: this one replaces it.
-			this.table.update(this.upsert, values);
-		}
+		this.writes.insert(id, methodId, key, arguments, due, owner, traceParent, shape);
 	}
 
-	/**
-	 * Where an absent key's delete would lock a gap of the key index until the caller's transaction
-	 * ends, the key is first looked for in the transaction's snapshot: found, it is deleted as it is
-	 * now (a call made since that holds it is deleted too); not found, nothing is locked, and a call
-	 * committed since the snapshot was taken is left, as the caller's other reads would leave it.
-	 */
 	@Override
 	public boolean cancel(String methodId, String key) {
-		if (this.dialect.locksGapsOfAbsentRows() && inTransaction() && this.jdbc
-			.queryForList(this.dialect.limit("SELECT 1 FROM " + this.calls + " WHERE method_id = ? AND call_key = ?"),
-					Integer.class, methodId, key, 1)
-			.isEmpty()) {
-			return false;
-		}
-		return this.table.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId, key) > 0;
+		return this.writes.cancel(methodId, key);
 	}
 
 	@Override
 	public boolean cancel(UUID id) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + PENDING + "', '"
-				+ CLAIMED + "')", this.dialect.id(id)) == 1;
+		return this.writes.cancel(id);
 	}
 
 	@Override
@@ -464,224 +429,82 @@ public final class JdbcCallRepository implements CallRepository {
 
 	@Override
 	public int deleteFailedBefore(Duration retention) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE state = '" + FAILED + "' AND finished_at < "
-				+ this.dialect.before(retention));
+		return this.writes.deleteFailedBefore(retention);
 	}
 
 	@Override
 	public List<CallCount> countByState() {
-		return this.jdbc.query("SELECT state, COUNT(*), MIN(due_at) FROM " + this.calls + " GROUP BY state ORDER BY state",
-				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)));
+		return this.queries.countByState();
 	}
 
 	@Override
 	public List<CallCount> pendingOfUnknownMethods(Collection<String> known) {
-		String notIn = known.isEmpty() ? "" : " AND method_id NOT IN (" + CallTable.placeholders(known.size()) + ")";
-		return this.jdbc.query("SELECT method_id, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
-				+ PENDING + "'" + notIn + " GROUP BY method_id ORDER BY method_id",
-				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)), known.toArray());
+		return this.queries.pendingOfUnknownMethods(known);
 	}
 
 	@Override
 	public List<UnreadableCalls> pendingOfShapes(Collection<MethodShape> shapes) {
-		if (shapes.isEmpty()) {
-			return List.of();
-		}
-		List<Object> arguments = new ArrayList<>(2 * shapes.size());
-		StringBuilder pairs = new StringBuilder();
-		for (MethodShape pair : shapes) {
-			pairs.append(pairs.isEmpty() ? "" : " OR ").append("(method_id = ? AND shape = ?)");
-			arguments.add(pair.methodId());
-			arguments.add(pair.shape());
-		}
-		return this.jdbc.query("SELECT method_id, shape, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
-				+ PENDING + "' AND (" + pairs + ") GROUP BY method_id, shape ORDER BY method_id, shape",
-				(rs, n) -> new UnreadableCalls(rs.getString(1), rs.getString(2), rs.getLong(3),
-						this.dialect.instant(rs, 4)),
-				arguments.toArray());
+		return this.queries.pendingOfShapes(shapes);
 	}
 
 	@Override
 	public List<FailedCall> failed(@Nullable String methodId, int limit) {
-		String select = this.dialect.limit("SELECT id, method_id, started_key, attempts, finished_at, last_error FROM "
-				+ this.calls + " WHERE state = '" + FAILED + "'" + ((methodId != null) ? " AND method_id = ?" : "")
-				+ " ORDER BY finished_at DESC");
-		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
-		return this.jdbc.query(select, (rs, n) -> new FailedCall(this.rows.id(rs, 1), rs.getString(2), rs.getString(3),
-				rs.getInt(4), this.dialect.instant(rs, 5), rs.getString(6)), arguments);
+		return this.queries.failed(methodId, limit);
 	}
 
 	@Override
 	public long countFailed(@Nullable String methodId) {
-		String count = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + FAILED + "'";
-		Long failed = (methodId != null) ? this.jdbc.queryForObject(count + " AND method_id = ?", Long.class, methodId)
-				: this.jdbc.queryForObject(count, Long.class);
-		return (failed != null) ? failed : 0;
+		return this.queries.countFailed(methodId);
 	}
 
-	/**
-	 * A new round of retries, with no error; the runs before stay the call's history. Of several failed calls with one key, the newest gets it back; one statement each,
-	 * a key given back only if no pending call holds it (rare: an operator's action).
-	 */
 	@Override
 	public Requeued requeueFailed(@Nullable String methodId, Instant due) {
-		String requeue = "UPDATE " + this.calls + " SET state = '" + PENDING + "', due_at = ?, retries = 0,"
-				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL";
-		String ofMethod = (methodId != null) ? " AND method_id = ?" : "";
-		Object at = this.dialect.instant(due);
-		Object[] keyless = (methodId != null) ? new Object[] { at, methodId } : new Object[] { at };
-		int requeued = this.table.update(requeue + " WHERE state = '" + FAILED + "' AND started_key IS NULL" + ofMethod,
-				keyless);
-		List<FailedCall> keyed = this.jdbc.query("SELECT id, method_id, started_key FROM " + this.calls
-				+ " WHERE state = '" + FAILED + "' AND started_key IS NOT NULL" + ofMethod + " ORDER BY finished_at DESC",
-				(rs, n) -> new FailedCall(this.rows.id(rs, 1), rs.getString(2), rs.getString(3), 0, null, null),
-				(methodId != null) ? new Object[] { methodId } : new Object[0]);
-		List<FailedCall> keyHeld = new ArrayList<>();
-		for (FailedCall call : keyed) {
-			if (requeueOne(call.id(), call.methodId(), call.key(), due, null)) {
-				requeued++;
-			}
-			else {
-				keyHeld.add(call);
-			}
-		}
-		return new Requeued(requeued, keyHeld);
+		return this.writes.requeueFailed(methodId, due);
 	}
 
 	@Override
 	public @Nullable StoredCall find(UUID id) {
-		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.id = ?"), this.rows::stored, this.dialect.id(id));
-		return found.isEmpty() ? null : found.get(0);
+		return this.queries.find(id);
 	}
 
 	@Override
 	public @Nullable StoredCall findWaiting(String methodId, String key) {
-		// The key index finds it: a key names waiting calls only.
-		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.method_id = ? AND c.call_key = ?"), this.rows::stored,
-				methodId, key);
-		return found.isEmpty() ? null : found.get(0);
+		return this.queries.findWaiting(methodId, key);
 	}
 
-	/**
-	 * Pages by offset: an operator reads the first pages of a state or a method, and each is one
-	 * statement. The order ends with the id, so that calls due at one instant keep their places
-	 * from page to page.
-	 */
 	@Override
 	public List<StoredCall> list(Filter filter, int offset, int limit) {
-		List<Object> arguments = new ArrayList<>();
-		String where = where(filter, arguments);
-		String order = (filter.state() == CallState.FAILED) ? " ORDER BY c.finished_at DESC, c.id"
-				: " ORDER BY c.due_at, c.id";
-		arguments.add(limit);
-		arguments.add(offset);
-		return this.jdbc.query(this.dialect.page(this.rows.storedCalls(where) + order), this.rows::stored, arguments.toArray());
+		return this.queries.list(filter, offset, limit);
 	}
 
 	@Override
 	public long count(Filter filter) {
-		List<Object> arguments = new ArrayList<>();
-		String where = where(filter, arguments);
-		Long count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + this.calls + " c WHERE " + where, Long.class,
-				arguments.toArray());
-		return (count != null) ? count : 0;
-	}
-
-	/**
-	 * A key names the waiting call that holds it now, and running or failed calls made with it:
-	 * those keep it aside until a re-queue gives it back.
-	 */
-	private String where(Filter filter, List<Object> arguments) {
-		List<String> conditions = new ArrayList<>();
-		if (filter.methodId() != null) {
-			conditions.add("c.method_id = ?");
-			arguments.add(filter.methodId());
-		}
-		if (filter.key() != null) {
-			conditions.add("(c.call_key = ? OR c.started_key = ?)");
-			arguments.add(filter.key());
-			arguments.add(filter.key());
-		}
-		if (filter.state() != null) {
-			conditions.add("c.state = ?");
-			arguments.add(filter.state().name());
-		}
-		return conditions.isEmpty() ? "1 = 1" : String.join(" AND ", conditions);
+		return this.queries.count(filter);
 	}
 
 	@Override
 	public List<MethodCount> countByMethod() {
-		return this.jdbc.query("SELECT method_id, state, COUNT(*) FROM " + this.calls
-				+ " GROUP BY method_id, state ORDER BY method_id, state",
-				(rs, n) -> new MethodCount(rs.getString(1), CallState.valueOf(rs.getString(2)), rs.getLong(3)));
+		return this.queries.countByMethod();
 	}
 
-	/**
-	 * A new id, as a replace gives one: an instance whose wheel holds the call at its old time
-	 * finds the old id gone at its gate, even if it claims the row again meanwhile. The row is
-	 * locked by the update until the caller's transaction ends: a gate skips it meanwhile.
-	 */
 	@Override
 	public boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
-		return this.table.update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ? AND state IN ('"
-				+ PENDING + "', '" + CLAIMED + "')", this.dialect.id(newId), this.dialect.instant(due),
-				(owner != null) ? CLAIMED : PENDING, (owner != null) ? this.dialect.id(owner) : null,
-				this.dialect.id(id)) == 1;
+		return this.writes.reschedule(id, newId, due, owner);
 	}
 
 	@Override
 	public Requeue requeue(UUID id, Instant due, @Nullable UUID owner) {
-		StoredCall call = find(id);
-		if (call == null || call.state() != CallState.FAILED) {
-			return Requeue.NOT_FAILED;
-		}
-		if (requeueOne(id, call.methodId(), call.key(), due, owner)) {
-			return Requeue.REQUEUED;
-		}
-		StoredCall now = find(id);
-		return (now != null && now.state() == CallState.FAILED && call.key() != null) ? Requeue.KEY_HELD
-				: Requeue.NOT_FAILED;
-	}
-
-	/**
-	 * Puts one failed call back, as if new, with its key given back only if no waiting call of its
-	 * method holds it now.
-	 * @param key the key it was made with, or {@code null}
-	 * @param owner the instance that holds it from now on (claimed), or {@code null} for pending
-	 * @return whether it was failed and is back; {@code false} also when its key is held
-	 */
-	private boolean requeueOne(UUID id, String methodId, @Nullable String key, Instant due, @Nullable UUID owner) {
-		String requeue = "UPDATE " + this.calls + " SET state = ?, owner_id = ?, due_at = ?, retries = 0,"
-				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL, call_key = started_key, started_key = NULL WHERE id = ? AND state = '"
-				+ FAILED + "'";
-		List<Object> arguments = new ArrayList<>(List.of((owner != null) ? CLAIMED : PENDING));
-		arguments.add((owner != null) ? this.dialect.id(owner) : null);
-		arguments.add(this.dialect.instant(due));
-		arguments.add(this.dialect.id(id));
-		if (key != null) {
-			requeue += " AND " + this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
-			arguments.add(methodId);
-			arguments.add(key);
-		}
-		try {
-			return this.table.update(requeue, arguments.toArray()) == 1;
-		}
-		catch (DuplicateKeyException raced) {
-			// A caller took the key between the check and the update.
-			return false;
-		}
+		return this.writes.requeue(id, due, owner);
 	}
 
 	@Override
 	public boolean deleteFailed(UUID id) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND state = '" + FAILED + "'",
-				this.dialect.id(id)) == 1;
+		return this.writes.deleteFailed(id);
 	}
 
 	@Override
 	public int deleteCallsOf(String methodId) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND state IN ('" + PENDING + "', '" + CLAIMED
-				+ "', '" + FAILED + "')", methodId);
+		return this.writes.deleteCallsOf(methodId);
 	}
 
 	@Override
