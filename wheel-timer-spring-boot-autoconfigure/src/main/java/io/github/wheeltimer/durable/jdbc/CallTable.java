@@ -27,7 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class CallTable {
 
-	/** The states as the table stores them. */
+	/** The states as the {@code state} column stores them: {@link io.github.wheeltimer.durable.CallState}'s names. */
 	static final String PENDING = "PENDING";
 
 	static final String CLAIMED = "CLAIMED";
