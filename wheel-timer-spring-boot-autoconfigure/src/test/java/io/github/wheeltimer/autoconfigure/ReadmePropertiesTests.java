@@ -1,6 +1,9 @@
 package io.github.wheeltimer.autoconfigure;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -22,7 +25,7 @@ class ReadmePropertiesTests {
 
 	private static final Path README = Path.of("..", "README.md");
 
-	private static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
+	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
 	/** A row of a property table: | `name` | `default` | meaning | */
 	private static final Pattern ROW = Pattern.compile("^\\| `([a-z0-9.<>-]+)` \\| `([^`]*)` \\| .+\\|$");
@@ -68,7 +71,7 @@ class ReadmePropertiesTests {
 	}
 
 	private static Map<String, String> metadataDefaults() throws IOException {
-		List<Map<String, Object>> properties = JsonPath.read(METADATA.toFile(), "$.properties[*]");
+		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
 		Map<String, String> defaults = new LinkedHashMap<>();
 		for (Map<String, Object> property : properties) {
 			String name = (String) property.get("name");
@@ -84,6 +87,20 @@ class ReadmePropertiesTests {
 			defaults.put(name, value.matches("[a-z]+(_[a-z]+)+") ? value.replace('_', '-') : value);
 		}
 		return defaults;
+	}
+
+	/**
+	 * The configuration metadata the build wrote beside the starter's classes: a folder in the
+	 * module that builds them, its jar in the module that runs these tests. Other jars on the class
+	 * path have a file of that name too.
+	 */
+	private static String metadata() throws IOException {
+		URL classes = WheelTimerAutoConfiguration.class.getProtectionDomain().getCodeSource().getLocation();
+		URL url = classes.getPath().endsWith(".jar") ? new URL("jar:" + classes + "!/" + METADATA)
+				: new URL(classes, METADATA);
+		try (InputStream in = url.openStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
 	}
 
 }
