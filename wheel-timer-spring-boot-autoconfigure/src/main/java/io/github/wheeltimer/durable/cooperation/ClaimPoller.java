@@ -259,7 +259,7 @@ public final class ClaimPoller {
 					this.shapes.skipped(claimable), asked);
 			Instant now = this.clock.now();
 			for (ClaimedCall row : rows) {
-				this.counters.claimed.increment();
+				this.counters.countClaimed();
 				DurableMethod method = this.methods.require(row.methodId());
 				if (!readable(method, row)) {
 					continue;
@@ -303,7 +303,7 @@ public final class ClaimPoller {
 				() -> this.calls.handBackAfterGate(row.id(), this.instance, row.tries().attempts(),
 						shape.equals(row.shape()) ? null : shape),
 				null));
-		this.counters.handedBack.increment();
+		this.counters.countHandedBack(1);
 		return false;
 	}
 

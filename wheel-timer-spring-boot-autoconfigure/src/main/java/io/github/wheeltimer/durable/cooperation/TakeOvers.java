@@ -148,7 +148,7 @@ final class TakeOvers {
 			else if (!other.alive()) {
 				this.predecessors.remove(other.id());
 				List<UUID> taken = this.calls.takeOverCallsOf(other.id());
-				this.counters.takenOver.add(taken.size());
+				this.counters.countTakenOver(taken.size());
 				noteTakeOver(taken, "it was held by the previous run of this instance, '" + other.name() + "' ("
 						+ other.id() + "), whose heartbeat stopped at " + other.heartbeat()
 						+ "; this instance took it over at its start, once it had seen that heartbeat stopped");
@@ -169,7 +169,7 @@ final class TakeOvers {
 		if (taken.isEmpty()) {
 			return;
 		}
-		this.counters.takenOver.add(taken.size());
+		this.counters.countTakenOver(taken.size());
 		logger.info("Took over " + taken.size() + " durable calls of instances whose lease ran out");
 		// One more statement, only when there was something to take over: what the late ones waited for.
 		Map<UUID, InstanceStatus> owners = new HashMap<>();

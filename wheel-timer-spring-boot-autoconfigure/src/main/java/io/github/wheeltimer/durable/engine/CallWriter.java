@@ -117,7 +117,7 @@ public final class CallWriter {
 			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
-		this.counters.scheduled.increment();
+		this.counters.countScheduled();
 		DurableResult result = method.method().returnsFuture() ? new DurableResult(() -> cancel(method, id)) : null;
 		if (key != null && replaced != null) {
 			afterCommit(() -> drop(method.id(), key, replaced));
@@ -235,7 +235,7 @@ public final class CallWriter {
 			}
 			holdAfterCommit(moved, () -> {
 						if (!heldBefore.get()) {
-							this.counters.claimed.increment();
+							this.counters.countClaimed();
 						}
 					});
 		}
@@ -261,7 +261,7 @@ public final class CallWriter {
 		boolean cancelled = this.calls.cancel(call.id());
 		if (cancelled) {
 			afterCommit(() -> {
-				this.counters.cancelled.increment();
+				this.counters.countCancelled();
 				if (method != null) {
 					observeCancel(method);
 				}
@@ -322,7 +322,7 @@ public final class CallWriter {
 		boolean cancelled = this.calls.cancel(methodId, text);
 		if (cancelled) {
 			afterCommit(() -> {
-				this.counters.cancelled.increment();
+				this.counters.countCancelled();
 				observeCancel(method);
 				if (before != null) {
 					drop(methodId, text, before);
@@ -337,7 +337,7 @@ public final class CallWriter {
 		boolean cancelled = this.calls.cancel(id);
 		if (cancelled) {
 			afterCommit(() -> {
-				this.counters.cancelled.increment();
+				this.counters.countCancelled();
 				observeCancel(method);
 				this.held.drop(id);
 			});

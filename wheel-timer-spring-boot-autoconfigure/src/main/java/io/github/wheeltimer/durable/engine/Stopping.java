@@ -151,7 +151,7 @@ final class Stopping {
 	private int handBackAll(ShutdownBudget budget, @Nullable Instant after, Set<UUID> except) {
 		int[] released = new int[1];
 		budget.run(() -> released[0] = this.calls.handBackAll(this.instance, after, except));
-		this.counters.handedBack.add(released[0]);
+		this.counters.countHandedBack(released[0]);
 		return released[0];
 	}
 

@@ -20,9 +20,9 @@ public final class CallCounters {
 
 	private static final long LATE_LINE_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	public final LongAdder scheduled = new LongAdder();
+	final LongAdder scheduled = new LongAdder();
 
-	public final LongAdder claimed = new LongAdder();
+	final LongAdder claimed = new LongAdder();
 
 	final LongAdder started = new LongAdder();
 
@@ -32,11 +32,11 @@ public final class CallCounters {
 
 	final LongAdder fenced = new LongAdder();
 
-	public final LongAdder takenOver = new LongAdder();
+	final LongAdder takenOver = new LongAdder();
 
-	public final LongAdder handedBack = new LongAdder();
+	final LongAdder handedBack = new LongAdder();
 
-	public final LongAdder cancelled = new LongAdder();
+	final LongAdder cancelled = new LongAdder();
 
 	final LongAdder suspectedDuplicates = new LongAdder();
 
@@ -56,6 +56,31 @@ public final class CallCounters {
 
 	public CallCounters(Duration horizon) {
 		this.horizon = horizon;
+	}
+
+	/** A caller wrote a call. */
+	public void countScheduled() {
+		this.scheduled.increment();
+	}
+
+	/** This instance claimed a call: a poll, or a caller's call born claimed. */
+	public void countClaimed() {
+		this.claimed.increment();
+	}
+
+	/** A caller or an operator cancelled a waiting call. */
+	public void countCancelled() {
+		this.cancelled.increment();
+	}
+
+	/** @param calls how many calls of dead instances this instance put back */
+	public void countTakenOver(long calls) {
+		this.takenOver.add(calls);
+	}
+
+	/** @param calls how many calls this instance gave back to the database */
+	public void countHandedBack(long calls) {
+		this.handedBack.add(calls);
 	}
 
 	public void recordLatenessWith(LongConsumer recorder) {
