@@ -585,13 +585,18 @@ abstract class DurableCallsContractTests {
 		assertRunsOnceAfterItsFirstTransactionFailed(TransactionFailsOnce.AtCommit.class);
 	}
 
+	@Test
+	void aTransactionalCallWhoseEndAndThenRollbackTheDatabaseFailsRunsAgainRatherThanFails() {
+		assertRunsOnceAfterItsFirstTransactionFailed(FinishRefusedOnce.class, TransactionFailsOnce.AtRollback.class);
+	}
+
 	/**
 	 * The first transaction of a call's method fails where the database's moment leaves nothing of
 	 * the method: the call goes back, not counted as an attempt, and runs once, whole.
-	 * @param failure the hook that fails it: a bean of the application
+	 * @param failure the hooks that fail it: beans of the application
 	 */
-	private void assertRunsOnceAfterItsFirstTransactionFailed(Class<?> failure) {
-		ConfigurableApplicationContext app = start(new Class<?>[] { failure }, newDatabase());
+	private void assertRunsOnceAfterItsFirstTransactionFailed(Class<?>... failure) {
+		ConfigurableApplicationContext app = start(failure, newDatabase());
 		DurableEngine calls = app.getBean(DurableEngine.class);
 		app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
 		await().atMost(Duration.ofSeconds(10)).until(() -> calls.counts().ran() == 1);

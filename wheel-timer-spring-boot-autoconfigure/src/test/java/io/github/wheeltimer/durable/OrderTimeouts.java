@@ -9,6 +9,9 @@ import java.util.function.Supplier;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
 
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.transaction.TransactionSystemException;
+
 /**
  * The bean of the engine's unit tests: durable delayed methods that record each run (which
  * method, which order, which attempt, at which virtual time). Not final: it is proxied.
@@ -41,6 +44,32 @@ public class OrderTimeouts {
 	public void releaseStock(String orderId) {
 		record("releaseStock", orderId);
 		throw new IllegalStateException("no stock reserved for " + orderId);
+	}
+
+	/**
+	 * Its first run ends as a {@code @Transactional} method's does when the connection breaks
+	 * under it: the method's statement failed, and the rollback did too.
+	 */
+	@DelayedExecution(delay = 5, timeUnit = TimeUnit.SECONDS, durable = true, key = "#orderId")
+	public void chargeCard(String orderId) {
+		record("chargeCard", orderId);
+		if (this.runs.stream().filter((run) -> run.method().equals("chargeCard")).count() == 1) {
+			throw rollbackFailed(new DataAccessResourceFailureException("Connection reset (test)"));
+		}
+	}
+
+	/** Its method fails, and then its transaction's rollback: the method's failure is what counts. */
+	@DelayedExecution(delay = 5, timeUnit = TimeUnit.SECONDS, durable = true, key = "#orderId")
+	public void captureCard(String orderId) {
+		record("captureCard", orderId);
+		throw rollbackFailed(new IllegalStateException("card declined for " + orderId));
+	}
+
+	/** What Spring's transaction advice throws when the rollback after {@code failure} failed too. */
+	private static TransactionSystemException rollbackFailed(RuntimeException failure) {
+		TransactionSystemException rollback = new TransactionSystemException("JDBC rollback failed (test)");
+		rollback.initApplicationException(failure);
+		return rollback;
 	}
 
 	/** Fails through a dependent stage: its future holds a CompletionException around the cause. */

@@ -14,6 +14,7 @@ import io.github.wheeltimer.durable.run.RunPipeline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
 import static io.github.wheeltimer.durable.DurableHarness.TICK;
 import static io.github.wheeltimer.durable.FakeCallRepository.CLAIMED;
 import static io.github.wheeltimer.durable.FakeCallRepository.FAILED;
@@ -128,6 +129,35 @@ class RunPipelineTests {
 		assertThat(this.harness.failures).singleElement().isInstanceOf(IllegalStateException.class);
 		assertThat(this.harness.counts().failed()).isOne();
 		assertThat(this.harness.counts().ran()).isZero();
+	}
+
+	@Test
+	void aCallWhoseTransactionTheConnectionBrokeUnderIsHandedBackAndRunsAgainRatherThanFails() {
+		this.harness.start();
+		this.harness.call("chargeCard", "o-5");
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).extracting(Run::orderId).containsExactly("o-5");
+		assertThat(this.harness.onlyRow().state()).as("handed back, not failed").isEqualTo(PENDING);
+		this.harness.advance(POLL_INTERVAL.multipliedBy(2));
+		assertThat(this.harness.runs()).extracting(Run::attempt)
+			.as("the run the outage broke was not an attempt")
+			.containsExactly(1, 1);
+		assertThat(this.harness.calls.rows()).isEmpty();
+		assertThat(this.harness.counts().failed()).isZero();
+		assertThat(this.harness.counts().handedBack()).isOne();
+		assertThat(this.harness.failures).isEmpty();
+	}
+
+	@Test
+	void aMethodFailureWhoseRollbackFailedTooIsKeptFailedWithTheMethodsOwnError() {
+		this.harness.start();
+		this.harness.call("captureCard", "o-6");
+		this.harness.advance(DELAY);
+		assertThat(this.harness.onlyRow().state()).isEqualTo(FAILED);
+		assertThat(this.harness.onlyRow().lastError())
+			.isEqualTo("java.lang.IllegalStateException: card declined for o-6");
+		assertThat(this.harness.counts().failed()).isOne();
+		assertThat(this.harness.counts().handedBack()).isZero();
 	}
 
 	@Test

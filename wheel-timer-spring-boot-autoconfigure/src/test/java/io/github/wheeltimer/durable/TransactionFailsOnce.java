@@ -17,7 +17,8 @@ import org.springframework.transaction.TransactionSystemException;
 /**
  * Beans of a test's {@link DurableApp} that make the database fail the first transaction of
  * {@code Orders.cancelIfUnpaid} as a database that went away does: at its begin (no connection),
- * or at its commit (the connection broke: the transaction is rolled back, and the commit throws).
+ * at its commit (the connection broke: the transaction is rolled back, and the commit throws), or
+ * at its rollback (the same, once something else made it roll back).
  * They wrap the application's transaction manager; every other transaction, and the method's
  * next ones, run on the real database.
  */
@@ -46,7 +47,7 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 
 			@Override
 			public void rollback(TransactionStatus status) {
-				transactions.rollback(status);
+				abort(transactions, status);
 			}
 
 		};
@@ -58,6 +59,10 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 
 	void end(PlatformTransactionManager transactions, TransactionStatus status) {
 		transactions.commit(status);
+	}
+
+	void abort(PlatformTransactionManager transactions, TransactionStatus status) {
+		transactions.rollback(status);
 	}
 
 	/** Whether this is the method's first transaction, once: the one that fails. */
@@ -103,6 +108,35 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 			throw new TransactionSystemException("Could not commit JDBC transaction (test)",
 					new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
 							"08006"));
+		}
+
+	}
+
+	/**
+	 * The rollback fails as a broken connection's does, after what the transaction did was rolled
+	 * back: with {@link FinishRefusedOnce}, the end of a call refused and then the rollback too.
+	 */
+	static final class AtRollback extends TransactionFailsOnce {
+
+		private volatile @Nullable TransactionStatus failing;
+
+		@Override
+		TransactionStatus begin(PlatformTransactionManager transactions, @Nullable TransactionDefinition definition) {
+			TransactionStatus status = super.begin(transactions, definition);
+			if (definition != null && firstOfTheMethod(definition.getName())) {
+				this.failing = status;
+			}
+			return status;
+		}
+
+		@Override
+		void abort(PlatformTransactionManager transactions, TransactionStatus status) {
+			super.abort(transactions, status);
+			if (status == this.failing) {
+				throw new TransactionSystemException("JDBC rollback failed (test)",
+						new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
+								"08006"));
+			}
 		}
 
 	}

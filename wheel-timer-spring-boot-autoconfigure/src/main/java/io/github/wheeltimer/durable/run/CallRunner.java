@@ -21,6 +21,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -90,18 +91,21 @@ final class CallRunner {
 			try {
 				value = this.methods.invoker(call.durableMethod()).invoke(call.method().method(), values, last);
 			}
-			catch (LeaseLostException lost) {
-				run.stop(lost);
-				this.end.end(call, RunEnd.Outcome.LOST, lost.getMessage(), lost);
-				return;
-			}
-			catch (FinishRefusedException refused) {
-				run.stop(refused);
-				this.end.end(call, RunEnd.Outcome.UNFINISHED, refused.getMessage(), refused);
-				return;
-			}
-			catch (Throwable ex) {
-				String notTheMethod = last.beforeOrAroundTheMethod(ex);
+			catch (Throwable thrown) {
+				Throwable ex = whatRolledBack(thrown);
+				if (ex instanceof LeaseLostException lost) {
+					run.stop(lost);
+					this.end.end(call, RunEnd.Outcome.LOST, lost.getMessage(), lost);
+					return;
+				}
+				if (ex instanceof FinishRefusedException refused) {
+					run.stop(refused);
+					this.end.end(call, RunEnd.Outcome.UNFINISHED, refused.getMessage(), refused);
+					return;
+				}
+				String notTheMethod = (ex != thrown && DatabaseFailure.of(ex).retryLater())
+						? "the connection broke under its method's transaction, which kept nothing"
+						: last.beforeOrAroundTheMethod(ex);
 				if (notTheMethod != null) {
 					// Not an attempt: the database's moment, which left nothing of the method.
 					run.stop(ex);
@@ -207,6 +211,23 @@ final class CallRunner {
 			return this.entered ? "the end of its method's transaction failed" : "its method did not start";
 		}
 
+	}
+
+	/**
+	 * What made the method's transaction roll back, when the rollback failed too: the connection
+	 * broke, so the transaction kept nothing either way. What ends the run is the failure that
+	 * rolled it back, not the rollback's: the end of the call refused by the database (handed back),
+	 * the database gone from under the method (handed back: an outage, not the method's fault), or
+	 * the method's own (failed, or retried under {@code @Retryable}).
+	 */
+	private static Throwable whatRolledBack(Throwable thrown) {
+		if (thrown instanceof TransactionSystemException rollback) {
+			Throwable cause = rollback.getApplicationException();
+			if (cause != null) {
+				return cause;
+			}
+		}
+		return thrown;
 	}
 
 	/** A durable {@code last_error} names the method's own exception, not the future's wrapper. */
