@@ -1,0 +1,153 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a {@link DurableBenchmark} pass was asked for on its command line: {@code --quick},
+ * {@code --systems}, {@code --rows}, {@code --retried-calls} and {@code --database}; and what
+ * each size and each row mean in steps, so that a pass runs only the steps of the rows it shows.
+ *
+ * @param size how much of each step
+ * @param systems the systems, in the order of their columns
+ * @param rows the rows to show, in the table's order
+ * @param retriedCalls F1's calls
+ * @param databaseId {@link Database#POSTGRESQL} or MariaDB's
+ */
+record DurableOptions(Size size, List<String> systems, Set<String> rows, int retriedCalls, String databaseId) {
+
+	static final List<String> ALL_SYSTEMS = List.of("ours", "defaults", "tuned");
+
+	/** The rows, in the table's order, and the steps that measure each. */
+	static final Map<String, Set<Step>> ROWS = rowSteps();
+
+	/** Reads the command line; an unknown row is refused before any database starts. */
+	static DurableOptions parse(String[] args) {
+		List<String> arguments = Arrays.asList(args);
+		Size size = arguments.contains("--quick") ? Size.QUICK : Size.FULL;
+		List<String> systems = systemsArgument(args);
+		Set<String> rows = rowsArgument(args);
+		String calls = argument(args, "--retried-calls");
+		int retriedCalls = (calls != null) ? Integer.parseInt(calls) : size.retried;
+		return new DurableOptions(size, systems, rows, retriedCalls, Database.argument(args));
+	}
+
+	/** The steps this pass runs, for the rows it was asked for. */
+	Set<Step> steps() {
+		Set<Step> steps = EnumSet.noneOf(Step.class);
+		this.rows.forEach((row) -> steps.addAll(ROWS.get(row)));
+		return steps;
+	}
+
+	private static List<String> systemsArgument(String[] args) {
+		String systems = argument(args, "--systems");
+		return (systems != null) ? List.of(systems.split(",")) : ALL_SYSTEMS;
+	}
+
+	/** The rows of {@code --rows}, such as {@code F1} or {@code D2,D3}, in the table's order; all without it. */
+	private static Set<String> rowsArgument(String[] args) {
+		String rows = argument(args, "--rows");
+		if (rows == null) {
+			return ROWS.keySet();
+		}
+		Set<String> asked = new LinkedHashSet<>();
+		for (String row : rows.split(",")) {
+			String id = ROWS.keySet()
+				.stream()
+				.filter((known) -> known.equalsIgnoreCase(row.strip()))
+				.findFirst()
+				.orElseThrow(() -> new IllegalArgumentException(
+						"Unknown row " + row + ", expected some of " + ROWS.keySet()));
+			asked.add(id);
+		}
+		Set<String> ordered = new LinkedHashSet<>(ROWS.keySet());
+		ordered.retainAll(asked);
+		return ordered;
+	}
+
+	/** The value that follows {@code name}, or {@code null} if it is not given. */
+	private static String argument(String[] args, String name) {
+		for (int i = 0; i < args.length - 1; i++) {
+			if (args[i].equals(name)) {
+				return args[i + 1];
+			}
+		}
+		return null;
+	}
+
+	private static Map<String, Set<Step>> rowSteps() {
+		Map<String, Set<Step>> rows = new LinkedHashMap<>();
+		rows.put("D1", EnumSet.of(Step.SCHEDULE));
+		rows.put("D1t", EnumSet.of(Step.SCHEDULE));
+		rows.put("D2", EnumSet.of(Step.LATENESS));
+		rows.put("D3", EnumSet.of(Step.BURST));
+		rows.put("D4", EnumSet.of(Step.BURST, Step.LATENESS));
+		rows.put("D4s", EnumSet.of(Step.SCHEDULE));
+		rows.put("D5", EnumSet.of(Step.IDLE));
+		rows.put("D6", EnumSet.of(Step.BURST, Step.LATENESS));
+		rows.put("F1", EnumSet.of(Step.RETRIES));
+		return rows;
+	}
+
+	/** How much of each step: FULL for the table, QUICK to see that everything works. */
+	enum Size {
+
+		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000, 10_000),
+
+		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500, 2_000);
+
+		final int burst;
+
+		final Duration idle;
+
+		final int lateness;
+
+		final Duration latenessPacing;
+
+		final int scheduleWarmUp;
+
+		final int schedule;
+
+		/** F1's calls, unless {@code --retried-calls} says otherwise. */
+		final int retried;
+
+		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule,
+				int retried) {
+			this.burst = burst;
+			this.idle = idle;
+			this.lateness = lateness;
+			this.latenessPacing = latenessPacing;
+			this.scheduleWarmUp = scheduleWarmUp;
+			this.schedule = schedule;
+			this.retried = retried;
+		}
+
+	}
+
+	/** What a pass does for its rows, in this order. */
+	enum Step {
+
+		/** D3, and half of D4 and D6. */
+		BURST,
+
+		/** D5. */
+		IDLE,
+
+		/** D2, and half of D4 and D6. */
+		LATENESS,
+
+		/** D1, D1t, D4s. */
+		SCHEDULE,
+
+		/** F1. */
+		RETRIES
+
+	}
+
+}

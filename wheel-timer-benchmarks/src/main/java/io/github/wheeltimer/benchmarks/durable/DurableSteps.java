@@ -1,0 +1,375 @@
+package io.github.wheeltimer.benchmarks.durable;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
+import io.github.wheeltimer.benchmarks.durable.DurableOptions.Size;
+import io.github.wheeltimer.benchmarks.durable.DurableOptions.Step;
+import io.github.wheeltimer.benchmarks.durable.DurableResult.Timing;
+
+/**
+ * The steps of a {@link DurableBenchmark} pass, run on one system after the other: each system's
+ * figures go into its {@link DurableResult}, and what they are made of to the log. One instance
+ * serves every step, so the steps run in the order {@link #measure} gives, each on a settled
+ * database; call numbers run on across systems, so that no two calls of the run share one.
+ */
+final class DurableSteps {
+
+	/** What each step may take at most, past the last due time, before the calls left are reported missing. */
+	private static final Duration GRACE = Duration.ofSeconds(15);
+
+	/** The burst's instance needs time to start; a system that never drains must not hold the run. */
+	private static final Duration BURST_CAP = Duration.ofSeconds(120);
+
+	/** D1's rounds (odd: a median is then one of them). */
+	static final int ROUNDS = 5;
+
+	/** After F1's last success, the wait before its counts are read: ours deletes rows in a batch within a tick. */
+	static final Duration FINISHED = Duration.ofSeconds(1);
+
+	private final Size size;
+
+	/** The steps this pass runs, for the rows it was asked for. */
+	private final Set<Step> steps;
+
+	/** F1's calls. */
+	private final int retriedCalls;
+
+	private final Database server;
+
+	/** D6: the server's processes, read before and after a step. */
+	private final ServerCpu serverCpu;
+
+	/** The database of the system being measured. */
+	private String database;
+
+	/** Its URL, for F1's look at what the system left in it. */
+	private String url;
+
+	private long nextCall = 1;
+
+	DurableSteps(DurableOptions options, Database server, ServerCpu serverCpu) {
+		this.size = options.size();
+		this.steps = options.steps();
+		this.retriedCalls = options.retriedCalls();
+		this.server = server;
+		this.serverCpu = serverCpu;
+	}
+
+	/** The system measured next lives on this database of its own. */
+	void useDatabase(String database, String url) {
+		this.database = database;
+		this.url = url;
+	}
+
+	/** Runs the pass's steps on the system, in order; a step that throws leaves the later ones unmeasured. */
+	void measure(DurableSystem system, DurableResult result) throws Exception {
+		if (this.steps.contains(Step.BURST)) {
+			burst(system, result);
+		}
+		else {
+			// The burst starts the instance with its calls overdue; without it, on an empty table.
+			system.start();
+		}
+		if (this.steps.contains(Step.IDLE)) {
+			settle();
+			idle(system, result);
+		}
+		if (this.steps.contains(Step.LATENESS)) {
+			settle();
+			lateness(system, result);
+		}
+		if (this.steps.contains(Step.SCHEDULE)) {
+			scheduleCost(system, result);
+		}
+		if (this.steps.contains(Step.RETRIES)) {
+			// Last: the rows before it are measured as they were before it existed.
+			settle();
+			retries(system, result);
+		}
+		long strays = CallLog.strays() + RetriedCalls.strays();
+		if (strays > 0) {
+			System.err.printf("  %d runs so far that no step expected (late leftovers or second runs)%n", strays);
+		}
+	}
+
+	/** D3: {@code N} calls overdue when the instance starts. */
+	private void burst(DurableSystem system, DurableResult result) throws Exception {
+		int count = this.size.burst;
+		long first = take(count);
+		System.err.printf("  burst: writing %,d calls with no instance running%n", count);
+		settle();
+		ServerCpu.Mark writing = this.serverCpu.mark();
+		DurableSystem.Backlog backlog = system.prepareBacklog(first, count);
+		ServerCpu.Used written = writing.usedFor(count);
+		settle();
+		sleepUntil(backlog.allDueBy().plusMillis(200));
+		CallLog.Recorder recorder = CallLog.expect(first, count);
+		Counts before = countsOf(system);
+		ServerCpu.Mark draining = this.serverCpu.mark();
+		long startedAt = CallLog.nowMicros();
+		system.start();
+		double startup = (CallLog.nowMicros() - startedAt) / 1e6;
+		recorder.awaitAll(startedAt + BURST_CAP.toNanos() / 1_000);
+		Counts ran = countsOf(system).minus(before);
+		result.drainCpu = draining.usedFor(count);
+		long[] firstAndLast = recorder.firstAndLastRun();
+		int done = recorder.ran();
+		double seconds = (firstAndLast[1] - firstAndLast[0]) / 1e6;
+		result.throughput = (done > 1 && seconds > 0) ? (done - 1) / seconds : Double.NaN;
+		result.burstText = String.format(Locale.ROOT,
+				"%,.0f calls/s; the last ran %.1f s after the instance was started (its startup: %.1f s)",
+				result.throughput, (firstAndLast[1] - startedAt) / 1e6, startup);
+		CallLog.Lateness lateness = recorder.lateness();
+		if (lateness.missing() > 0 || lateness.twice() > 0) {
+			result.burstText += String.format(Locale.ROOT, " (%,d never ran, %,d ran twice)", lateness.missing(),
+					lateness.twice());
+		}
+		result.burstStatements = (backlog.scheduling().statements() + ran.statements()) / (double) count;
+		result.burstCommits = (backlog.scheduling().commits() + ran.commits()) / (double) count;
+		System.err.printf("  burst: %s%n  burst: %,d statements to schedule, %,d to run and finish:%n%s",
+				result.burstText, backlog.scheduling().statements(), ran.statements(), ran.describe("    "));
+		System.err.printf("  burst: database CPU per 1,000 calls: %s to write them (ours: with its writing instance's "
+				+ "start and stop), %s to run and finish them%n", written.text(), result.drainCpu.text());
+	}
+
+	/** D5: statements per second with nothing pending. */
+	private void idle(DurableSystem system, DurableResult result) throws InterruptedException {
+		// Whatever the burst left to tidy up is not idling.
+		Thread.sleep(2_000);
+		Counts before = system.counter().counts();
+		long start = System.nanoTime();
+		Thread.sleep(this.size.idle.toMillis());
+		Counts idle = system.counter().counts().minus(before);
+		double seconds = (System.nanoTime() - start) / 1e9;
+		result.idlePerSecond = idle.statements() / seconds;
+		System.err.printf("  idle: %.2f statements/s over %.0f s:%n%s", result.idlePerSecond, seconds,
+				idle.describe("    "));
+	}
+
+	/** D2, and D4's spread figure. */
+	private void lateness(DurableSystem system, DurableResult result) throws InterruptedException {
+		int count = this.size.lateness;
+		long first = take(count);
+		CallLog.Recorder recorder = CallLog.expect(first, count);
+		// The same delays, in the same order, for every system.
+		SplittableRandom random = new SplittableRandom(42);
+		long spacingNanos = this.size.latenessPacing.toNanos() / count;
+		System.err.printf("  lateness: %,d calls over %d s%n", count, this.size.latenessPacing.toSeconds());
+		Counts before = system.counter().counts();
+		ServerCpu.Mark paced = this.serverCpu.mark();
+		long start = System.nanoTime();
+		long lastDue = 0;
+		for (int i = 0; i < count; i++) {
+			// Paced against absolute times: a late wake-up of this thread is caught up on, not carried.
+			long target = start + i * spacingNanos;
+			long wait;
+			while ((wait = target - System.nanoTime()) > 0) {
+				LockSupport.parkNanos(wait);
+			}
+			Delay delay = Delay.SPREAD.get(random.nextInt(Delay.SPREAD.size()));
+			long due = CallLog.nowMicros() + delay.micros();
+			system.schedule(first + i, delay, due);
+			lastDue = Math.max(lastDue, due);
+		}
+		recorder.awaitAll(lastDue + system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000);
+		Counts counts = system.counter().counts().minus(before);
+		result.pacedCpu = paced.usedFor(count);
+		result.lateness = recorder.lateness();
+		result.spreadStatements = counts.statements() / (double) count;
+		result.spreadCommits = counts.commits() / (double) count;
+		System.err.printf("  lateness: %s%n  lateness: %,d statements:%n%s  lateness: database CPU per 1,000 calls %s%n",
+				result.lateness.text(), counts.statements(), counts.describe("    "), result.pacedCpu.text());
+	}
+
+	/**
+	 * D1: one call after the other, due in an hour, alone and each in a transaction of its own. The
+	 * two alternate in {@link #ROUNDS} rounds, and each figure is the median of its rounds' means:
+	 * on 2 shared cores a build starting beside us shifts a round or two, not the median. The
+	 * database is settled after the warm-up, when the table holds its calls: statistics of an empty
+	 * table would have PostgreSQL scan it whole for each lookup of db-scheduler's.
+	 */
+	private void scheduleCost(DurableSystem system, DurableResult result) throws SQLException {
+		for (int i = 0; i < this.size.scheduleWarmUp; i++) {
+			schedule(system);
+			system.transactions().executeWithoutResult((status) -> schedule(system));
+		}
+		settle();
+		int perRound = this.size.schedule / ROUNDS;
+		long[][] alone = new long[ROUNDS][perRound];
+		long[][] inTransaction = new long[ROUNDS][perRound];
+		long[][] wholeTransaction = new long[ROUNDS][perRound];
+		Counts aloneCounts = new Counts(0, 0, Map.of());
+		Counts transactionCounts = new Counts(0, 0, Map.of());
+		for (int round = 0; round < ROUNDS; round++) {
+			Counts before = system.counter().counts();
+			for (int i = 0; i < perRound; i++) {
+				long start = System.nanoTime();
+				schedule(system);
+				alone[round][i] = System.nanoTime() - start;
+			}
+			Counts afterAlone = system.counter().counts();
+			for (int i = 0; i < perRound; i++) {
+				long[] callNanos = inTransaction[round];
+				int index = i;
+				long start = System.nanoTime();
+				system.transactions().executeWithoutResult((status) -> {
+					long callStart = System.nanoTime();
+					schedule(system);
+					callNanos[index] = System.nanoTime() - callStart;
+				});
+				wholeTransaction[round][i] = System.nanoTime() - start;
+			}
+			aloneCounts = aloneCounts.plus(afterAlone.minus(before));
+			transactionCounts = transactionCounts.plus(system.counter().counts().minus(afterAlone));
+		}
+		int calls = perRound * ROUNDS;
+		result.scheduleAlone = Timing.of(alone, aloneCounts, calls);
+		result.scheduleInTransaction = Timing.of(inTransaction, transactionCounts, calls);
+		result.wholeTransaction = Timing.of(wholeTransaction, transactionCounts, calls);
+		System.err.printf("  schedule alone: %s%n%s", result.scheduleAlone.text(), aloneCounts.describe("    "));
+		System.err.printf("  schedule in a transaction: %s; whole transaction %s%n%s",
+				result.scheduleInTransaction.text(), result.wholeTransaction.text(), transactionCounts.describe("    "));
+	}
+
+	/**
+	 * F1: calls that fail twice, then succeed, each retried by the system itself after the same
+	 * fixed backoff: what they cost from the first write to the last success, how many threads sat
+	 * out a backoff meanwhile, and whether each call ran exactly three times and left no row.
+	 */
+	private void retries(DurableSystem system, DurableResult result) throws Exception {
+		int count = this.retriedCalls;
+		long first = take(count);
+		CallLog.Recorder succeeded = CallLog.expect(first, count);
+		RetriedCalls.Recorder runs = RetriedCalls.expect(first, count);
+		long leftOut = PlannedFailureFilter.leftOut();
+		System.err.printf(Locale.ROOT,
+				"  retries: %,d calls that fail twice, then succeed, each first due %d ms after it is written, "
+						+ "retried after %d ms%n",
+				count, RetriedCalls.FIRST_DELAY_MILLIS, RetriedCalls.BACKOFF_MILLIS);
+		Counts before = system.counter().counts();
+		ServerCpu.Mark cpu = this.serverCpu.mark();
+		long start = CallLog.nowMicros();
+		long written;
+		boolean all;
+		Counts counts;
+		BackoffThreads threads = BackoffThreads.sample(system::isRetryFrame);
+		try {
+			long lastDue = start;
+			for (int i = 0; i < count; i++) {
+				long due = CallLog.nowMicros() + RetriedCalls.FIRST_DELAY_MILLIS * 1_000;
+				system.scheduleRetried(first + i, due);
+				lastDue = due;
+			}
+			written = CallLog.nowMicros();
+			// Each of a call's runs may wait for a look of the system's; and all the runs, three a
+			// call, at a thousand a second at least.
+			long deadline = lastDue + RetriedCalls.FAILURES * RetriedCalls.BACKOFF_MILLIS * 1_000
+					+ RetriedCalls.RUNS * system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000
+					+ count * RetriedCalls.RUNS * 1_000L;
+			all = succeeded.awaitAll(deadline);
+			// A call's success is its method's return; its row goes after, ours in a batch.
+			Thread.sleep(FINISHED.toMillis());
+			counts = system.counter().counts().minus(before);
+			result.retriedCpu = cpu.usedFor(count);
+		}
+		finally {
+			threads.close();
+		}
+		long[] firstAndLast = succeeded.firstAndLastRun();
+		CallLog.Lateness late = succeeded.lateness();
+		// By now (a backoff after the last success) a run too many would have started on the
+		// systems that hold their retries; a row left says more, whatever the system's polling.
+		String rowsLeft = retriedRowsLeft(system);
+		String problems = runs.problems();
+		if (rowsLeft != null) {
+			problems = ((problems != null) ? problems + "; " : "") + "rows left: " + rowsLeft;
+		}
+		result.retriedStatements = counts.statements() / (double) count;
+		result.retriedCommits = counts.commits() / (double) count;
+		String time = all ? String.format(Locale.ROOT, "%.1f s", (firstAndLast[1] - start) / 1e6)
+				: String.format(Locale.ROOT, "%,d of %,d never succeeded", late.missing(), count);
+		result.retriedText = String.format(Locale.ROOT,
+				"%.2f (+%.2f) statements per call; database CPU %s per 1,000 calls; all succeeded after %s "
+						+ "(written in %.1f s); %d threads blocked (most in %,d looks); %s",
+				result.retriedStatements, result.retriedCommits, result.retriedCpu.text(), time,
+				(written - start) / 1e6, threads.most(), threads.samples(),
+				(problems == null) ? "each ran 3 times" : "CHECK FAILED: " + problems);
+		System.err.printf(Locale.ROOT,
+				"  retries: %s%n  retries: success after the earliest it could come (first due + 2 backoffs): %s; "
+						+ "live threads at most %d%s; %,d log lines of planned failures left out%n"
+						+ "  retries: runs per call %s; %,d statements:%n%s",
+				result.retriedText, late.text(), threads.peakThreads(),
+				(threads.example() != null) ? "; blocked, such as " + threads.example() : "",
+				PlannedFailureFilter.leftOut() - leftOut, runs.runsPerCall(), counts.statements(),
+				counts.describe("    "));
+		if (problems != null) {
+			System.err.printf("  retries: CHECK FAILED: %s%n", problems);
+		}
+	}
+
+	/**
+	 * What is left of F1's rows in the system's database, read on a connection of its own that no
+	 * count sees.
+	 * @return such as {@code 3 FAILED, 4 runs}, or {@code null} if none is left
+	 */
+	private String retriedRowsLeft(DurableSystem system) throws SQLException {
+		Properties login = new Properties();
+		login.setProperty("user", Database.user(this.url));
+		try (Connection connection = DriverManager.getConnection(this.url, login);
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(system.retriedRowsQuery())) {
+			StringBuilder text = new StringBuilder();
+			while (rows.next()) {
+				text.append((text.length() > 0) ? ", " : "")
+					.append(rows.getLong(2))
+					.append(' ')
+					.append(rows.getString(1));
+			}
+			return (text.length() > 0) ? text.toString() : null;
+		}
+	}
+
+	private void schedule(DurableSystem system) {
+		long callNumber = take(1);
+		system.schedule(callNumber, Delay.ONE_HOUR, CallLog.nowMicros() + Delay.ONE_HOUR.micros());
+	}
+
+	private void settle() throws SQLException {
+		this.server.settle(this.database);
+	}
+
+	/** Numbers for {@code count} new calls: no two calls of the run share a number. */
+	private long take(int count) {
+		long first = this.nextCall;
+		this.nextCall += count;
+		return first;
+	}
+
+	/** The instance's counts, or none before it exists (ours counts per application context). */
+	private static Counts countsOf(DurableSystem system) {
+		CountingDataSource counter = system.counter();
+		return (counter != null) ? counter.counts() : new Counts(0, 0, Map.of());
+	}
+
+	private static void sleepUntil(Instant instant) throws InterruptedException {
+		long millis = Duration.between(Instant.now(), instant).toMillis();
+		if (millis > 0) {
+			System.err.printf("  waiting %.1f s until every call is overdue%n", millis / 1e3);
+			Thread.sleep(millis);
+		}
+	}
+
+}
