@@ -321,7 +321,7 @@ public final class ClusterInstance {
 	}
 
 	/**
-	 * Our durable methods, one per delay. {@link ClusterBenchmark} writes burst rows for
+	 * Our durable methods, one per delay. {@link ClusterSql} writes the burst's rows for
 	 * {@code cluster.oneSecond} straight into the table, with their own due time.
 	 */
 	public static class Targets {
