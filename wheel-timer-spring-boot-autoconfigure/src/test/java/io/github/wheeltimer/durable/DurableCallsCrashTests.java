@@ -119,8 +119,9 @@ class DurableCallsCrashTests {
 	private void startChild(String... arguments) throws IOException {
 		Path output = Files.createTempFile("crashing-instance", ".log");
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-				CrashingInstance.class.getName()));
+		// As the cluster's instances: a quick start and little CPU beside the test JVM and the database.
+		List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+				System.getProperty("java.class.path"), CrashingInstance.class.getName()));
 		command.addAll(List.of(arguments));
 		this.child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
 		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
