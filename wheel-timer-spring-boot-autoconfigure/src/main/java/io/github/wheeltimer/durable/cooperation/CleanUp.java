@@ -59,7 +59,7 @@ final class CleanUp {
 		this.takeOvers.forgetOldNotes(nowNanos);
 		this.calls.deleteFailedBefore(this.settings.failedRetention());
 		this.instances.deleteSilentFor(this.settings.lease().multipliedBy(10));
-		this.held.forgetLostFutures();
+		this.held.dropLostFutures();
 		// Not a failure (an instance that knows them may be on its way), but nothing runs them until then.
 		Instant now = this.clock.now();
 		List<InstanceStatus> instances = this.reports.instances();

@@ -126,7 +126,7 @@ public final class CallWriter {
 			if (result != null) {
 				this.held.awaitHolding(id, result);
 				afterRollback(() -> {
-					this.held.forgetFuture(id);
+					this.held.dropFuture(id);
 					result.rolledBack();
 				});
 			}
@@ -342,7 +342,7 @@ public final class CallWriter {
 				this.held.drop(id);
 			});
 		}
-		this.held.forgetFuture(id);
+		this.held.dropFuture(id);
 		return cancelled;
 	}
 

@@ -187,7 +187,7 @@ final class CallClaims {
 			Map<UUID, UUID> owners = new LinkedHashMap<>();
 			this.jdbc.query(this.dialect.skipLocked("SELECT id, owner_id" + this.ofDeadOwners),
 					(RowCallbackHandler) (rs) -> owners.put(this.rows.id(rs, 1), this.rows.id(rs, 2)));
-			release(List.copyOf(owners.keySet()));
+			putBack(List.copyOf(owners.keySet()));
 			return owners;
 		});
 		return (released != null) ? released : Map.of();
@@ -198,14 +198,14 @@ final class CallClaims {
 			List<UUID> ids = this.jdbc.query(this.dialect.skipLocked("SELECT id FROM " + this.calls + " WHERE state IN ('"
 					+ CallTable.CLAIMED + "', '" + CallTable.RUNNING + "') AND owner_id = ?"), this.rows::firstId,
 					this.dialect.id(owner));
-			release(ids);
+			putBack(ids);
 			return ids;
 		});
 		return (released != null) ? released : List.of();
 	}
 
 	/** Puts the locked rows back to pending, a chunk per statement: they are ours, so each goes back. */
-	private void release(List<UUID> ids) {
+	private void putBack(List<UUID> ids) {
 		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {
 			List<UUID> chunk = ids.subList(from, Math.min(ids.size(), from + RELEASE_CHUNK));
 			this.table.update("UPDATE " + this.calls + " SET state = '" + CallTable.PENDING + "', owner_id = NULL"

@@ -65,7 +65,7 @@ final class CallRunner {
 
 	/** The executor's thread, once the call passed its gate. */
 	void run(HeldCall call) {
-		this.held.leftBacklog(call);
+		this.held.leaveBacklog(call);
 		DelayedCallObserver.CallerContext observer = call.method().observer().none();
 		@Nullable Object[] values;
 		try {

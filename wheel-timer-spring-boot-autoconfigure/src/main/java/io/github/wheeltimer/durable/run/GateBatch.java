@@ -86,7 +86,7 @@ final class GateBatch implements GateEntry {
 		List<HeldCall> fenced = new ArrayList<>();
 		for (HeldCall call : batch) {
 			// Off its wheel, and off the backlog once it starts on its executor's thread.
-			this.held.gated(call);
+			this.held.dropAtGate(call);
 			if (gating.putIfAbsent(call.id(), call) != null) {
 				// Claimed twice (this instance took itself over): the row has one gate.
 				fenced.add(call);
@@ -98,7 +98,7 @@ final class GateBatch implements GateEntry {
 				if (gates == null) {
 					// Its row goes back (or, stopping with the database gone, is left to the lease).
 					call.withdrawn();
-					this.held.leftBacklog(call);
+					this.held.leaveBacklog(call);
 				}
 				else if (gates.waiting().contains(call.id())) {
 					this.hold.holdAfterGateWait(call);
@@ -111,12 +111,12 @@ final class GateBatch implements GateEntry {
 			this.counters.fenced.add(fenced.size());
 			for (HeldCall call : fenced) {
 				call.withdrawn();
-				this.held.leftBacklog(call);
+				this.held.leaveBacklog(call);
 			}
 			if (gates != null) {
 				for (HeldCall call : gating.values()) {
 					if (gates.passed().contains(call.id())) {
-						this.held.forgetFuture(call.id());
+						this.held.dropFuture(call.id());
 						execute(call);
 					}
 				}
@@ -168,7 +168,7 @@ final class GateBatch implements GateEntry {
 		catch (RuntimeException | Error refused) {
 			// Not a failure of the call: it goes back, to run later or elsewhere.
 			call.withdrawn();
-			this.held.leftBacklog(call);
+			this.held.leaveBacklog(call);
 			logger.debug(call.description() + " handed back to the database: its executor refused it: " + refused);
 			this.handBack.afterGate(call);
 		}

@@ -37,7 +37,7 @@ final class HandBack {
 	/** A held call whose gate has not run: off this instance's memory, its row back. */
 	void handBack(HeldCall call, String why) {
 		call.withdrawn();
-		this.held.release(call);
+		this.held.drop(call);
 		logger.debug(call.description() + " handed back to the database: " + why);
 		this.writes.write(write(call, false));
 	}

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * whoever takes a call off (a cancel, a stop) writes what the row needs.
  * <p>
  * Threads: callers' threads and the poll's thread hold calls; the timers' workers fire them, the
- * gate thread forgets them at their gates (and holds again those to retry), executors' threads
+ * gate thread drops them at their gates (and holds again those to retry), executors' threads
  * take them off the backlog as they start; the closing thread drains. Every map is
  * concurrent, and each removal names the call it removes, so that a newer claim of the same row
  * (or a newer call with the same key) is never taken for an older one. The backlog is a count,
@@ -98,7 +98,7 @@ public final class HeldCalls {
 		if (previous != null && previous.task() instanceof HeldCall stale && stale != call && previous.cancel()) {
 			// Claimed again while an older claim of the same row was still on the wheel (this instance
 			// took itself over after a pause): the older one would fail its gate anyway.
-			leftBacklog(stale);
+			leaveBacklog(stale);
 		}
 		String key = call.key();
 		if (key != null) {
@@ -106,7 +106,7 @@ public final class HeldCalls {
 		}
 		if (timeout.isExpired()) {
 			// It fired (and was taken off) before it was recorded.
-			forget(call);
+			dropFired(call);
 		}
 		return null;
 	}
@@ -136,30 +136,30 @@ public final class HeldCalls {
 	public @Nullable HeldCall drop(UUID id) {
 		Timeout timeout = this.held.get(id);
 		if (timeout != null && timeout.task() instanceof HeldCall call && timeout.cancel()) {
-			release(call);
+			drop(call);
 			return call;
 		}
 		return null;
 	}
 
-	/** Forgets a held call that will not start here: it goes back, or was cancelled. */
-	void release(HeldCall call) {
-		forget(call);
+	/** Drops a held call that will not start here (it goes back, or was cancelled), and from the stop's drain. */
+	void drop(HeldCall call) {
+		dropFired(call);
 		drained(call.id());
 	}
 
-	/** Forgets a held call: it goes back, or will not start here. */
-	void forget(HeldCall call) {
-		gated(call);
-		leftBacklog(call);
+	/** Drops a call that fired, or will not start here: off its wheel's index and the backlog. */
+	void dropFired(HeldCall call) {
+		dropAtGate(call);
+		leaveBacklog(call);
 	}
 
 	/**
-	 * Forgets a call that fired and is at its gate, keeping it in the backlog until it starts on
-	 * its executor's thread or will not start here ({@link #leftBacklog}): a batch that passed its
+	 * Drops a call that fired and is at its gate, keeping it in the backlog until it starts on
+	 * its executor's thread or will not start here ({@link #leaveBacklog}): a batch that passed its
 	 * gates but waits for busy executors still holds a poll back.
 	 */
-	void gated(HeldCall call) {
+	void dropAtGate(HeldCall call) {
 		this.held.computeIfPresent(call.id(), (id, timeout) -> (timeout.task() == call) ? null : timeout);
 		String key = call.key();
 		if (key != null) {
@@ -168,7 +168,7 @@ public final class HeldCalls {
 	}
 
 	/** The call started on its executor's thread, or will not start here: it leaves the backlog, once. */
-	void leftBacklog(HeldCall call) {
+	void leaveBacklog(HeldCall call) {
 		if (call.leaveBacklog()) {
 			this.backlog.decrementAndGet();
 			refillIfHalfGone();
@@ -205,11 +205,13 @@ public final class HeldCalls {
 		return (future != null) ? future.get() : null;
 	}
 
-	public void forgetFuture(UUID id) {
+	/** Drops a caller's future: its call is held now, rolled back, or passed its gate. */
+	public void dropFuture(UUID id) {
 		this.futures.remove(id);
 	}
 
-	public void forgetLostFutures() {
+	/** Drops the futures whose callers no longer hold them: the clean-up's, once a minute. */
+	public void dropLostFutures() {
 		this.futures.values().removeIf((reference) -> reference.get() == null);
 	}
 
@@ -232,14 +234,14 @@ public final class HeldCalls {
 				continue;
 			}
 			if (keepUntil != null && !call.due().isAfter(keepUntil)) {
-				// Added before the check: release() removes it from held, then from kept.
+				// Added before the check: drop() removes it from held, then from kept.
 				kept.add(call.id());
 				if (!this.held.containsKey(call.id())) {
 					kept.remove(call.id());
 				}
 			}
 			else if (timeout.cancel()) {
-				release(call);
+				drop(call);
 				off.add(call);
 			}
 		}

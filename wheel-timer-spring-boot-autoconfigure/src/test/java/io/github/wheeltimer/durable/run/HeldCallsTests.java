@@ -78,11 +78,11 @@ class HeldCallsTests {
 		this.ticker.advance(TICK);
 		assertThat(fired()).isEqualTo(2);
 		// Its gate forgets it first thing.
-		this.held.forget(first);
+		this.held.dropFired(first);
 		assertThat(this.held.backlogFull()).isFalse();
 		// Forgotten again, or dropped after it fired: the backlog does not move.
-		this.held.forget(first);
-		this.held.release(first);
+		this.held.dropFired(first);
+		this.held.drop(first);
 		assertThat(this.held.drop(first.id())).as("fired already: not on the wheel").isNull();
 		hold("c", Duration.ZERO);
 		assertThat(this.held.backlogFull()).as("b and c: a left once").isTrue();
@@ -96,8 +96,8 @@ class HeldCallsTests {
 		assertThat(this.held.drop(first.id())).isSameAs(first);
 		assertThat(this.held.backlogFull()).isFalse();
 		assertThat(this.held.drop(first.id())).isNull();
-		this.held.forget(first);
-		this.held.release(first);
+		this.held.dropFired(first);
+		this.held.drop(first);
 		hold("c", Duration.ZERO);
 		assertThat(this.held.backlogFull()).as("b and c: a left once").isTrue();
 		this.ticker.advance(TICK);
@@ -137,7 +137,7 @@ class HeldCallsTests {
 		this.ticker.advance(Duration.ofSeconds(1));
 		assertThat(fired()).isEqualTo(1);
 		// Its gate: forgets it, then says it started.
-		this.held.forget(first);
+		this.held.dropFired(first);
 		this.held.drained(first.id());
 		assertThat(this.held.stillDraining()).containsExactly(second.id());
 		// The stop waited long enough: what has not fired goes back too.
@@ -172,12 +172,12 @@ class HeldCallsTests {
 		this.held.wantRefill();
 		assertThat(refills).hasValue(0);
 		this.ticker.advance(TICK);
-		this.held.forget(due.get(0));
+		this.held.dropFired(due.get(0));
 		assertThat(refills).as("3 of 4 wait").hasValue(0);
-		this.held.forget(due.get(1));
+		this.held.dropFired(due.get(1));
 		assertThat(refills).as("2 of 4 wait: half").hasValue(1);
-		this.held.forget(due.get(2));
-		this.held.forget(due.get(3));
+		this.held.dropFired(due.get(2));
+		this.held.dropFired(due.get(3));
 		assertThat(refills).as("once per wish").hasValue(1);
 	}
 
