@@ -64,8 +64,6 @@ public final class ClaimPoller {
 
 	private final DurableClock clock;
 
-	private final Lease lease;
-
 	private final DurableThreads scheduler;
 
 	private final DurableSettings settings;
@@ -122,7 +120,6 @@ public final class ClaimPoller {
 		this.reports = reports;
 		this.counters = counters;
 		this.clock = clock;
-		this.lease = lease;
 		this.scheduler = scheduler;
 		this.settings = settings;
 		this.instance = instance;

@@ -49,14 +49,8 @@ import org.springframework.scheduling.concurrent.ExecutorConfigurationSupport;
  * monitoring asks.
  * <p>
  * Threads: {@link #start()}, {@link #stop()} and {@link #destroy()} run on the thread that
- * refreshes or closes the application. The stop first waits for the poll in progress on the poll
- * thread, the only one that claims pending rows: a claim it sent must land before the stop's bulk
- * release, which it would otherwise undo, so that each held call is handed back, and counted,
- * once. It then waits for the calls it keeps (those due within a poll interval) to pass their
- * gates on the gate thread; from the start of the stop its statements, that wait for the poll,
- * the gates and the writes of the calls still running go through one
- * {@link ShutdownBudget}, so that a database gone away cannot hold the stop for longer than
- * {@code wheel-timer.durable.shutdown-timeout}.
+ * refreshes or closes the application; the stop's order, and its time budget against a database
+ * gone away, are {@link Stopping}'s.
  */
 public final class DurableEngine implements DurableCallScheduler, SmartLifecycle, DisposableBean {
 
@@ -70,8 +64,6 @@ public final class DurableEngine implements DurableCallScheduler, SmartLifecycle
 	private static final Log logger = LogFactory.getLog(DurableEngine.class);
 
 	private final UUID instance = UUID.randomUUID();
-
-	private final CallRepository calls;
 
 	private final DurableSettings settings;
 
@@ -121,7 +113,6 @@ public final class DurableEngine implements DurableCallScheduler, SmartLifecycle
 	 */
 	public DurableEngine(CallRepository calls, InstanceRepository instances, DurableSettings settings, JsonMapper mapper,
 			HashedWheelTimer.Builder timers, BeanFactory beanFactory) {
-		this.calls = calls;
 		this.settings = settings;
 		this.scheduler = new DurableThreads(timers);
 		this.clock = new DurableClock(this.scheduler.ticker());
