@@ -84,8 +84,8 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 
 	}
 
-	/** The commit fails as a broken connection's does: what the transaction did is rolled back. */
-	static final class AtCommit extends TransactionFailsOnce {
+	/** The method's first transaction ends as on a connection that broke under it. */
+	abstract static sealed class AtItsEnd extends TransactionFailsOnce {
 
 		private volatile @Nullable TransactionStatus failing;
 
@@ -98,16 +98,31 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 			return status;
 		}
 
+		/** @return whether this is the method's first transaction, the one that fails */
+		boolean failing(TransactionStatus status) {
+			return status == this.failing;
+		}
+
+		/** What the transaction manager throws when the connection broke under {@code what}. */
+		static TransactionSystemException broken(String what) {
+			return new TransactionSystemException(what + " (test)",
+					new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
+							"08006"));
+		}
+
+	}
+
+	/** The commit fails as a broken connection's does: what the transaction did is rolled back. */
+	static final class AtCommit extends AtItsEnd {
+
 		@Override
 		void end(PlatformTransactionManager transactions, TransactionStatus status) throws TransactionException {
-			if (status != this.failing) {
+			if (!failing(status)) {
 				super.end(transactions, status);
 				return;
 			}
 			transactions.rollback(status);
-			throw new TransactionSystemException("Could not commit JDBC transaction (test)",
-					new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
-							"08006"));
+			throw broken("Could not commit JDBC transaction");
 		}
 
 	}
@@ -116,26 +131,13 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 	 * The rollback fails as a broken connection's does, after what the transaction did was rolled
 	 * back: with {@link FinishRefusedOnce}, the end of a call refused and then the rollback too.
 	 */
-	static final class AtRollback extends TransactionFailsOnce {
-
-		private volatile @Nullable TransactionStatus failing;
-
-		@Override
-		TransactionStatus begin(PlatformTransactionManager transactions, @Nullable TransactionDefinition definition) {
-			TransactionStatus status = super.begin(transactions, definition);
-			if (definition != null && firstOfTheMethod(definition.getName())) {
-				this.failing = status;
-			}
-			return status;
-		}
+	static final class AtRollback extends AtItsEnd {
 
 		@Override
 		void abort(PlatformTransactionManager transactions, TransactionStatus status) {
 			super.abort(transactions, status);
-			if (status == this.failing) {
-				throw new TransactionSystemException("JDBC rollback failed (test)",
-						new SQLNonTransientConnectionException("An I/O error occurred while sending to the backend (test)",
-								"08006"));
+			if (failing(status)) {
+				throw broken("JDBC rollback failed");
 			}
 		}
 
