@@ -18,7 +18,6 @@ import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
 import static io.github.wheeltimer.durable.DurableHarness.TICK;
 import static io.github.wheeltimer.durable.FakeCallRepository.CLAIMED;
 import static io.github.wheeltimer.durable.FakeCallRepository.FAILED;
-import static io.github.wheeltimer.durable.FakeCallRepository.PENDING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -135,13 +134,12 @@ class RunPipelineTests {
 	void aCallWhoseTransactionTheConnectionBrokeUnderIsHandedBackAndRunsAgainRatherThanFails() {
 		this.harness.start();
 		this.harness.call("chargeCard", "o-5");
+		// Handed back, the call is pending and due: a poll of this same advance may claim it again.
 		this.harness.advance(DELAY);
-		assertThat(this.harness.runs()).extracting(Run::orderId).containsExactly("o-5");
-		assertThat(this.harness.onlyRow().state()).as("handed back, not failed").isEqualTo(PENDING);
 		this.harness.advance(POLL_INTERVAL.multipliedBy(2));
-		assertThat(this.harness.runs()).extracting(Run::attempt)
-			.as("the run the outage broke was not an attempt")
-			.containsExactly(1, 1);
+		assertThat(this.harness.runs()).extracting(Run::orderId, Run::attempt)
+			.as("run again, and the run the outage broke was not an attempt")
+			.containsExactly(tuple("o-5", 1), tuple("o-5", 1));
 		assertThat(this.harness.calls.rows()).isEmpty();
 		assertThat(this.harness.counts().failed()).isZero();
 		assertThat(this.harness.counts().handedBack()).isOne();
