@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -50,18 +51,22 @@ public class DurableApp {
 	}
 
 	@Bean
-	Orders orders(JdbcTemplate jdbc) {
+	Orders orders(JdbcTemplate jdbc, ObjectProvider<DurableCalls> durableCalls) {
 		jdbc.execute("CREATE TABLE IF NOT EXISTS test_run (call_id VARCHAR(100) PRIMARY KEY, method VARCHAR(50) NOT NULL,"
 				+ " called_at BIGINT, ran_at BIGINT NOT NULL, attempt INTEGER NOT NULL)");
-		return new Orders(jdbc);
+		return new Orders(jdbc, durableCalls);
 	}
 
 	public static class Orders {
 
 		private final JdbcTemplate jdbc;
 
-		Orders(JdbcTemplate jdbc) {
+		/** Whose {@code now()} a run records: the wall clock, or the {@link VirtualTime} of a test on it. */
+		private final ObjectProvider<DurableCalls> durableCalls;
+
+		Orders(JdbcTemplate jdbc, ObjectProvider<DurableCalls> durableCalls) {
 			this.jdbc = jdbc;
+			this.durableCalls = durableCalls;
 		}
 
 		@DelayedExecution(delay = 400, durable = true, key = "#orderId")
@@ -180,7 +185,7 @@ public class DurableApp {
 		private void record(String callId, String method, Instant calledAt) {
 			this.jdbc.update("INSERT INTO test_run (call_id, method, called_at, ran_at, attempt) VALUES (?, ?, ?, ?, ?)",
 					callId, method, (calledAt != null) ? TestDatabases.micros(calledAt) : null,
-					TestDatabases.micros(Instant.now()), DurableCalls.currentAttempt());
+					TestDatabases.micros(this.durableCalls.getObject().now()), DurableCalls.currentAttempt());
 		}
 
 	}

@@ -61,6 +61,15 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 abstract class DurableCallsContractTests {
 
+	/** {@link DurableApp}'s tick. */
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** {@link Orders#cancelIfUnpaid}'s delay. */
+	private static final Duration CANCEL_DELAY = Duration.ofMillis(400);
+
+	/** The delay of {@link Orders#flaky}, {@link Orders#explode} and {@link Orders#changeItsMind}. */
+	private static final Duration SHORT_DELAY = Duration.ofMillis(200);
+
 	private final ConcurrentLinkedQueue<ConfigurableApplicationContext> started = new ConcurrentLinkedQueue<>();
 
 	/** @return the JDBC URL of a new, empty database */
@@ -81,45 +90,57 @@ abstract class DurableCallsContractTests {
 		return context;
 	}
 
+	/**
+	 * Starts an instance on {@link VirtualTime}: for the tests of when a call runs, which advance
+	 * its clock and assert at once. Those of how instances share calls (leases, take-overs,
+	 * restarts, locks held by another transaction) run on real time, as production does.
+	 */
+	ConfigurableApplicationContext startOnVirtualTime(String url, String... extra) {
+		return start(new Class<?>[] { VirtualTime.class }, url, extra);
+	}
+
 	@Test
 	void runsOnceAfterItsDelayAndItsRowIsGone() {
-		ConfigurableApplicationContext app = start(newDatabase());
-		Instant calledAt = Instant.now();
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
+		Instant calledAt = VirtualTime.now(app);
 		app.getBean(Orders.class).cancelIfUnpaid("o-1", calledAt);
 		assertThat(calls(app)).isEqualTo(1);
-		awaitRuns(app, 1);
-		Map<String, Object> run = runs(app).get(0);
-		assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(400));
-		assertThat(run.get("attempt")).isEqualTo(1);
-		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		VirtualTime.advance(app, CANCEL_DELAY.minus(TICK));
+		assertThat(runs(app)).as("never before its delay").isEmpty();
+		VirtualTime.advance(app, TICK);
+		assertThat(runs(app)).singleElement().satisfies((run) -> {
+			assertThat(instant(run.get("ran_at"))).as("on its tick").isEqualTo(calledAt.plus(CANCEL_DELAY));
+			assertThat(run.get("attempt")).isEqualTo(1);
+		});
+		assertThat(calls(app)).isZero();
 	}
 
 	@Test
 	void aRolledBackCallNeverRuns() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		transactions(app).executeWithoutResult((status) -> {
-			app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
+			app.getBean(Orders.class).cancelIfUnpaid("o-1", VirtualTime.now(app));
 			status.setRollbackOnly();
 		});
 		assertThat(calls(app)).isZero();
-		await().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).isEmpty());
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).isEmpty();
 	}
 
 	@Test
 	void aCallMadeInATransactionRunsAfterTheCommitNotBefore() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		Instant[] committing = new Instant[1];
 		transactions(app).executeWithoutResult((status) -> {
-			app.getBean(Orders.class).cancelIfUnpaid("o-1", Instant.now());
-			// Hold the transaction open well past the call's 400 ms delay.
-			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
-			while (System.nanoTime() < until) {
-				Thread.onSpinWait();
-			}
-			committing[0] = Instant.now();
+			app.getBean(Orders.class).cancelIfUnpaid("o-1", VirtualTime.now(app));
+			// The transaction stays open past the call's delay, and several polls.
+			VirtualTime.advance(app, Duration.ofSeconds(1));
+			assertThat(runs(app)).isEmpty();
+			committing[0] = VirtualTime.now(app);
 		});
-		awaitRuns(app, 1);
-		assertThat(instant(runs(app).get(0).get("ran_at"))).isAfterOrEqualTo(committing[0]);
+		VirtualTime.advance(app, TICK);
+		assertThat(runs(app)).singleElement()
+			.satisfies((run) -> assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(committing[0]));
 	}
 
 	@Test
@@ -135,32 +156,39 @@ abstract class DurableCallsContractTests {
 
 	@Test
 	void aCallReplacedByKeyRunsOnceAtItsNewDueTime() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		Orders orders = app.getBean(Orders.class);
-		orders.cancelIfUnpaid("o-1", Instant.now());
-		Instant replacedAt = Instant.now();
+		orders.cancelIfUnpaid("o-1", VirtualTime.now(app));
+		VirtualTime.advance(app, Duration.ofMillis(200));
+		Instant replacedAt = VirtualTime.now(app);
 		orders.cancelIfUnpaid("o-1", replacedAt);
-		awaitRuns(app, 1);
-		await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
-		// The database keeps microseconds, rounded.
-		assertThat(instant(runs(app).get(0).get("called_at"))).isBetween(replacedAt.minusNanos(1000),
-				replacedAt.plusNanos(1000));
-		assertThat(instant(runs(app).get(0).get("ran_at"))).isAfterOrEqualTo(replacedAt.plusMillis(400));
+		VirtualTime.advance(app, CANCEL_DELAY.minus(TICK));
+		assertThat(runs(app)).as("not at the replaced call's due time, nor before the new one").isEmpty();
+		VirtualTime.advance(app, TICK);
+		assertThat(runs(app)).singleElement().satisfies((run) -> {
+			assertThat(instant(run.get("called_at"))).isEqualTo(replacedAt);
+			assertThat(instant(run.get("ran_at"))).isEqualTo(replacedAt.plus(CANCEL_DELAY));
+		});
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).hasSize(1);
+		assertThat(calls(app)).isZero();
 	}
 
 	@Test
 	void anotherInstanceCancelsByKeyAndTheCallNeverRuns() {
 		String url = newDatabase();
-		ConfigurableApplicationContext a = start(url);
+		// The instance that holds the calls on virtual time; the one that cancels them needs no clock.
+		ConfigurableApplicationContext a = startOnVirtualTime(url);
 		ConfigurableApplicationContext b = start(url);
-		a.getBean(Orders.class).cancelIfUnpaid("near", Instant.now());
+		a.getBean(Orders.class).cancelIfUnpaid("near", VirtualTime.now(a));
 		a.getBean(Orders.class).remind(new Order("far", 1));
 		DurableCalls fromB = b.getBean(DurableCalls.class);
 		assertThat(fromB.cancel("Orders.cancelIfUnpaid", "near")).isTrue();
 		assertThat(fromB.cancel("orders.remind", "far")).isTrue();
 		assertThat(fromB.cancel("orders.remind", "far")).isFalse();
 		assertThat(calls(a)).isZero();
-		await().during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(3)).until(() -> runs(a).isEmpty());
+		VirtualTime.advance(a, Duration.ofSeconds(2));
+		assertThat(runs(a)).isEmpty();
 		assertThatIllegalArgumentException().isThrownBy(() -> fromB.cancel("Orders.nothing", "x"))
 			.withMessageContaining("no durable delayed method with id 'Orders.nothing'")
 			.withMessageContaining("orders.remind");
@@ -445,23 +473,26 @@ abstract class DurableCallsContractTests {
 
 	@Test
 	void aFutureCompletesWhenTheCallRunsHereAndCancellingItCancelsTheCall() throws Exception {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		Orders orders = app.getBean(Orders.class);
 		CompletableFuture<String> ran = orders.quote("o-1");
 		CompletableFuture<String> cancelled = orders.quote("o-2");
 		assertThat(cancelled.cancel(false)).isTrue();
-		assertThat(ran.get(5, TimeUnit.SECONDS)).isEqualTo("quote for o-1");
-		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
+		VirtualTime.advance(app, Duration.ofMillis(300).minus(TICK));
+		assertThat(ran).isNotDone();
+		VirtualTime.advance(app, TICK);
+		assertThat(ran).isCompletedWithValue("quote for o-1");
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).hasSize(1);
 		assertThat(calls(app)).isZero();
 	}
 
 	@Test
 	void aCallThatThrowsKeepsItsRowAsFailedWithTheError() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		app.getBean(Orders.class).explode("o-1");
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> jdbc(app).queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class),
-					(states) -> states.equals(List.of("FAILED")));
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(jdbc(app).queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class)).containsExactly("FAILED");
 		assertThat(jdbc(app).queryForObject("SELECT last_error FROM WHEEL_TIMER_CALL", String.class))
 			.isEqualTo("java.lang.IllegalStateException: boom for o-1");
 		assertThat(app.getBean(DurableEngine.class).admin().report(10).failed()).singleElement()
@@ -470,11 +501,12 @@ abstract class DurableCallsContractTests {
 
 	@Test
 	void aTransactionalCallThatRollsItselfBackStillEndsItsRow() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
 		app.getBean(Orders.class).changeItsMind("o-1");
-		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableEngine.class).counts().ran() == 1);
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(app.getBean(DurableEngine.class).counts().ran()).isOne();
 		// Its effects rolled back with its transaction, and the row was finished on its own.
-		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		assertThat(calls(app)).isZero();
 		assertThat(runs(app)).isEmpty();
 	}
 
@@ -926,18 +958,21 @@ abstract class DurableCallsContractTests {
 	 */
 	@Test
 	void aDurableMethodThatFailsAtEachRunIsCountedFailedEachTimeByItsTimerItsMetersAndItsMethod() {
-		ConfigurableApplicationContext app = start(new Class<?>[] { WithActuator.class }, newDatabase(),
-				"management.endpoints.web.exposure.include=wheeltimer");
+		ConfigurableApplicationContext app = start(new Class<?>[] { WithActuator.class, VirtualTime.class },
+				newDatabase(), "management.endpoints.web.exposure.include=wheeltimer");
 		DurableCalls durableCalls = app.getBean(DurableCalls.class);
 		DurableEngine durable = app.getBean(DurableEngine.class);
 		app.getBean(Orders.class).explode("o-1");
-		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 1);
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(durable.counts().failed()).isOne();
 		UUID id = durableCalls.list("Orders.explode", CallState.FAILED, 0, 10).calls().get(0).id();
 
 		assertThat(durableCalls.runNow(id)).isPresent();
-		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 2);
+		VirtualTime.advance(app, TICK);
+		assertThat(durable.counts().failed()).isEqualTo(2);
 		assertThat(durable.admin().requeueFailed("Orders.explode").requeued()).isOne();
-		await().atMost(Duration.ofSeconds(10)).until(() -> durable.counts().failed() == 3);
+		VirtualTime.advance(app, Duration.ofSeconds(1));
+		assertThat(durable.counts().failed()).isEqualTo(3);
 
 		WheelTimerEndpoint endpoint = app.getBean(WheelTimerEndpoint.class);
 		assertThat(endpoint.timers().timers().get("wheelTimer").counters())
@@ -1050,29 +1085,36 @@ abstract class DurableCallsContractTests {
 
 	@Test
 	void aRetryableCallIsTriedAgainAfterItsBackoffAsADelayedCallWithItsAttemptNumber() {
-		ConfigurableApplicationContext app = start(newDatabase());
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
+		Instant calledAt = VirtualTime.now(app);
 		app.getBean(Orders.class).flaky("r-1", 3);
-		awaitRuns(app, 3);
-		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
-		List<Map<String, Object>> runs = runs(app);
-		assertThat(runs).extracting((run) -> run.get("call_id")).containsExactly("r-1#1", "r-1#2", "r-1#3");
-		for (int i = 1; i < runs.size(); i++) {
-			// Never before its backoff (300 ms) from the failed attempt's end, which came after its start.
-			assertThat(instant(runs.get(i).get("ran_at")))
-				.isAfterOrEqualTo(instant(runs.get(i - 1).get("ran_at")).plusMillis(300));
+		Duration backoff = Duration.ofMillis(300);
+		// Each attempt at its due time, never before: the call's delay, then the backoff (300 ms)
+		// from the failed attempt's end, which on virtual time is the instant it started.
+		for (int attempt = 1; attempt <= 3; attempt++) {
+			VirtualTime.advance(app, ((attempt == 1) ? SHORT_DELAY : backoff).minus(TICK));
+			assertThat(runs(app)).as("attempt %d, never early", attempt).hasSize(attempt - 1);
+			VirtualTime.advance(app, TICK);
+			assertThat(runs(app)).as("attempt %d, on its tick", attempt).hasSize(attempt);
 		}
+		assertThat(calls(app)).isZero();
+		assertThat(runs(app)).extracting((run) -> run.get("call_id") + " at " + instant(run.get("ran_at")))
+			.containsExactly("r-1#1 at " + calledAt.plus(SHORT_DELAY),
+					"r-1#2 at " + calledAt.plus(SHORT_DELAY).plus(backoff),
+					"r-1#3 at " + calledAt.plus(SHORT_DELAY).plus(backoff.multipliedBy(2)));
 		CallCounts counts = app.getBean(DurableEngine.class).counts();
 		assertThat(counts.started()).isEqualTo(3);
 		assertThat(counts.failed()).as("a retried attempt does not fail the call").isZero();
 		assertThat(counts.suspectedDuplicates()).as("every start before ended").isZero();
-		await().atMost(Duration.ofSeconds(5)).until(() -> app.getBean(DurableEngine.class).counts().ran() == 1);
+		assertThat(counts.ran()).isOne();
 	}
 
 	@Test
 	void aRetryWaitsInItsRowWithItsKeyAndLastErrorAndNoThreadWaitsForIt(CapturedOutput output) {
-		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=1h");
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase(), "test.retry-delay=1h");
 		app.getBean(Orders.class).flaky("r-2", 2);
-		await().atMost(Duration.ofSeconds(10)).until(() -> retries(app) == 1);
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(retries(app)).isOne();
 		Map<String, Object> row = jdbc(jdbc(app)).get(0);
 		assertThat(row.get("state")).as("far beyond the horizon: any instance may claim it").isEqualTo("PENDING");
 		assertThat(number(row.get("attempts"))).isOne();
@@ -1094,22 +1136,25 @@ abstract class DurableCallsContractTests {
 
 	@Test
 	void aRetryDueWithinTheHorizonWaitsOnTheWheelAndACancelByKeyReachesIt() {
-		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=800ms");
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase(), "test.retry-delay=800ms");
 		app.getBean(Orders.class).flaky("r-3", 2);
-		await().atMost(Duration.ofSeconds(10)).until(() -> retries(app) == 1);
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(retries(app)).isOne();
 		assertThat(jdbc(jdbc(app))).singleElement()
 			.satisfies((row) -> assertThat(row.get("state")).as("held on this instance's wheel").isEqualTo("CLAIMED"));
 		assertThat(app.getBean(DurableCalls.class).cancel("orders.flaky", "r-3")).isTrue();
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(4)).until(() -> runs(app).size() == 1);
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).hasSize(1);
 		assertThat(calls(app)).isZero();
 	}
 
 	@Test
 	void aCallWhoseRetriesAreSpentIsFailedWithItsLastErrorAndEveryAttempt() {
-		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase(), "test.retry-delay=50ms");
 		app.getBean(Orders.class).flaky("r-4", 99);
-		awaitRuns(app, 4);
-		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableEngine.class).counts().failed() == 1);
+		VirtualTime.advance(app, SHORT_DELAY.plusMillis(3 * 50));
+		assertThat(runs(app)).hasSize(4);
+		assertThat(app.getBean(DurableEngine.class).counts().failed()).isOne();
 		Map<String, Object> row = jdbc(jdbc(app)).get(0);
 		assertThat(row.get("state")).isEqualTo("FAILED");
 		assertThat(number(row.get("attempts"))).isEqualTo(4);
@@ -1117,19 +1162,23 @@ abstract class DurableCallsContractTests {
 		assertThat(number(row.get("retries"))).isEqualTo(3);
 		assertThat(String.valueOf(row.get("last_error"))).contains("busy at attempt 4 for r-4")
 			.contains("retries are spent");
-		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 4);
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).hasSize(4);
 		// An operator's re-queue starts a new round; the attempts stay the call's history.
 		assertThat(app.getBean(DurableEngine.class).admin().requeueFailed("orders.flaky").requeued()).isOne();
-		await().atMost(Duration.ofSeconds(10)).until(() -> runs(app).size() >= 5);
+		VirtualTime.advance(app, Duration.ofSeconds(1));
+		assertThat(runs(app)).hasSizeGreaterThanOrEqualTo(5);
 		assertThat(runs(app).get(4).get("call_id")).isEqualTo("r-4#5");
 	}
 
 	@Test
 	void anExceptionItsRetryableExcludesFailsTheCallAtOnce() {
-		ConfigurableApplicationContext app = start(newDatabase(), "test.retry-delay=50ms");
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase(), "test.retry-delay=50ms");
 		app.getBean(Orders.class).flaky("r-5", -1);
-		await().atMost(Duration.ofSeconds(10)).until(() -> app.getBean(DurableEngine.class).counts().failed() == 1);
-		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> runs(app).size() == 1);
+		VirtualTime.advance(app, SHORT_DELAY);
+		assertThat(app.getBean(DurableEngine.class).counts().failed()).isOne();
+		VirtualTime.advance(app, Duration.ofSeconds(2));
+		assertThat(runs(app)).hasSize(1);
 		assertThat(jdbc(jdbc(app))).singleElement().satisfies((row) -> {
 			assertThat(row.get("state")).isEqualTo("FAILED");
 			assertThat(number(row.get("retries"))).isZero();
