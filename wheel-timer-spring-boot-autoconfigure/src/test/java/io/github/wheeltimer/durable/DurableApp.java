@@ -61,7 +61,7 @@ public class DurableApp {
 
 		private final JdbcTemplate jdbc;
 
-		/** Whose {@code now()} a run records: the wall clock, or the {@link VirtualTime} of a test on it. */
+		/** Whose {@code now()} a run records: the wall clock, or the {@link io.github.wheeltimer.VirtualTime} of a test on it. */
 		private final ObjectProvider<DurableCalls> durableCalls;
 
 		Orders(JdbcTemplate jdbc, ObjectProvider<DurableCalls> durableCalls) {

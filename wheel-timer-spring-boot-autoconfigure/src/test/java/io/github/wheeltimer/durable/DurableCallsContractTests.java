@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.actuate.WheelTimersDescriptor;
 import io.github.wheeltimer.durable.DurableApp.Order;
