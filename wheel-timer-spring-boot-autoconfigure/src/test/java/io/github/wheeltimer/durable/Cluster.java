@@ -102,19 +102,13 @@ final class Cluster implements AutoCloseable {
 		if (this.nodes.containsKey(name)) {
 			throw new IllegalArgumentException("There is an instance named " + name + " already");
 		}
-		List<String> command = new ArrayList<>();
-		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		// A quick start and a small footprint: the instances share two cores with the test JVM, Maven
-		// and PostgreSQL. C1 alone is fast enough for a few thousand calls, and a small heap with the
-		// serial collector keeps pauses short.
-		command.addAll(List.of("-Xmx256m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-				"-XX:+ExitOnOutOfMemoryError", "-Djava.awt.headless=true"));
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), ClusterInstance.class.getName()));
+		List<String> arguments = new ArrayList<>();
 		// Named to the database, so that the test can tell when a killed instance's sessions are gone.
-		command.add("spring.datasource.url=" + this.urlOf.apply(name));
-		command.add("wheel-timer.durable.instance-name=" + name);
-		command.addAll(this.properties);
-		command.addAll(Arrays.asList(extra));
+		arguments.add("spring.datasource.url=" + this.urlOf.apply(name));
+		arguments.add("wheel-timer.durable.instance-name=" + name);
+		arguments.addAll(this.properties);
+		arguments.addAll(Arrays.asList(extra));
+		List<String> command = ChildJvm.command(ClusterInstance.class, arguments);
 		Path log = this.logs.resolve(name + ".log");
 		try {
 			Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();

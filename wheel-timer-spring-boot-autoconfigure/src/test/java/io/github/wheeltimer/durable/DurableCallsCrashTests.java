@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,11 +117,7 @@ class DurableCallsCrashTests {
 	/** Starts {@link CrashingInstance} in a JVM of its own, and waits until it made its calls. */
 	private void startChild(String... arguments) throws IOException {
 		Path output = Files.createTempFile("crashing-instance", ".log");
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		// As the cluster's instances: a quick start and little CPU beside the test JVM and the database.
-		List<String> command = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), CrashingInstance.class.getName()));
-		command.addAll(List.of(arguments));
+		List<String> command = ChildJvm.command(CrashingInstance.class, List.of(arguments));
 		this.child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
 		await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(output).contains("SCHEDULED")
 				|| !this.child.isAlive());
