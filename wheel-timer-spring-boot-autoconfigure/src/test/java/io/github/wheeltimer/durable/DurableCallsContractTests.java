@@ -619,6 +619,11 @@ abstract class DurableCallsContractTests {
 	}
 
 	@Test
+	void aTransactionalCallWhoseCommitAndThenRollbackTheDatabaseFailsRunsAgainRatherThanFails() {
+		assertRunsOnceAfterItsFirstTransactionFailed(TransactionFailsOnce.AtCommitThenRollback.class);
+	}
+
+	@Test
 	void aTransactionalCallWhoseEndAndThenRollbackTheDatabaseFailsRunsAgainRatherThanFails() {
 		assertRunsOnceAfterItsFirstTransactionFailed(FinishRefusedOnce.class, TransactionFailsOnce.AtRollback.class);
 	}

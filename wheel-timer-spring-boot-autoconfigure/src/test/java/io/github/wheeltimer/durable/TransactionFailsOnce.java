@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +19,8 @@ import org.springframework.transaction.TransactionSystemException;
  * Beans of a test's {@link DurableApp} that make the database fail the first transaction of
  * {@code Orders.cancelIfUnpaid} as a database that went away does: at its begin (no connection),
  * at its commit (the connection broke: the transaction is rolled back, and the commit throws), or
- * at its rollback (the same, once something else made it roll back).
+ * at its rollback (the same, once something else made it roll back), or at both (the commit
+ * breaks, and the pool has closed the connection before the rollback that follows).
  * They wrap the application's transaction manager; every other transaction, and the method's
  * next ones, run on the real database.
  */
@@ -123,6 +125,27 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 			}
 			transactions.rollback(status);
 			throw broken("Could not commit JDBC transaction");
+		}
+
+	}
+
+	/**
+	 * The commit fails on a connection that broke, and so does the rollback Spring tries next, on a
+	 * connection the pool has closed meanwhile: Spring throws the rollback's failure, without the
+	 * commit's (which it only logs), and HikariCP's closed connection says only "Connection is
+	 * closed", with no SQLState. Seen under a database outage in the cluster tests.
+	 */
+	static final class AtCommitThenRollback extends AtItsEnd {
+
+		@Override
+		void end(PlatformTransactionManager transactions, TransactionStatus status) throws TransactionException {
+			if (!failing(status)) {
+				super.end(transactions, status);
+				return;
+			}
+			transactions.rollback(status);
+			throw new TransactionSystemException("JDBC rollback failed (test)",
+					new SQLException("Connection is closed (test)"));
 		}
 
 	}

@@ -13,6 +13,7 @@ import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.dao.TransientDataAccessResourceException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 
 /**
  * What a failed statement says about the database, which decides what durable calls do about it:
@@ -66,6 +67,12 @@ public enum DatabaseFailure {
 		if (failure instanceof CannotCreateTransactionException || failure instanceof DataAccessResourceFailureException
 				|| failure instanceof TransientDataAccessResourceException
 				|| failure instanceof RecoverableDataAccessException) {
+			return UNREACHABLE;
+		}
+		// A commit or rollback that JDBC failed without a state: the connection is gone. HikariCP's
+		// closed connection says only "Connection is closed", and Spring throws a rollback's failure
+		// in place of the commit's; a database that refused the commit would have said why.
+		if (failure instanceof TransactionSystemException && failure.getCause() instanceof SQLException) {
 			return UNREACHABLE;
 		}
 		if (failure instanceof InvalidDataAccessResourceUsageException) {

@@ -14,6 +14,7 @@ import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.TransactionSystemException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,6 +48,21 @@ class DatabaseFailureTests {
 		assertThat(DatabaseFailure.of(new QueryTimeoutException("slow"))).isEqualTo(DatabaseFailure.TRANSIENT);
 		assertThat(DatabaseFailure.of(new DataIntegrityViolationException("refused"))).isEqualTo(DatabaseFailure.REFUSED);
 		assertThat(DatabaseFailure.of(new IllegalStateException("a bug"))).isEqualTo(DatabaseFailure.REFUSED);
+	}
+
+	/**
+	 * The commit broke and so did the rollback Spring tried next, on a connection HikariCP had
+	 * closed meanwhile: Spring throws the rollback's failure, whose cause has no state.
+	 */
+	@Test
+	void aCommitOrRollbackThatFailedWithoutAStateIsAConnectionGone() {
+		assertThat(DatabaseFailure.of(new TransactionSystemException("JDBC rollback failed",
+				new SQLException("Connection is closed")))).isEqualTo(DatabaseFailure.UNREACHABLE);
+		assertThat(DatabaseFailure.of(new TransactionSystemException("Could not commit JDBC transaction",
+				new SQLException("deferred constraint", "23505")))).as("a commit the database refused")
+			.isEqualTo(DatabaseFailure.REFUSED);
+		assertThat(DatabaseFailure.of(new TransactionSystemException("no JDBC under it")))
+			.isEqualTo(DatabaseFailure.REFUSED);
 	}
 
 	@Test
