@@ -6,11 +6,12 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.Timeout;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
+import io.github.wheeltimer.virtualtime.VirtualTicker;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,21 +28,25 @@ import org.springframework.resilience.retry.MethodRetryEvent;
 import org.springframework.resilience.retry.MethodRetryPredicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Spring's {@code @Retryable} on an in-memory delayed method: each retry is a delayed call of its
  * own on the method's timer, with or without {@code @EnableResilientMethods}, and exactly one
- * retry policy applies.
+ * retry policy applies. On virtual time: each attempt is checked at its due time, and never before.
  */
 class DelayedRetryTests {
+
+	/** The timers' tick. */
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** {@link Warehouse#ship}'s delay. */
+	private static final Duration DELAY = Duration.ofMillis(20);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class))
 		.withPropertyValues("wheel-timer.tick-duration=10ms")
-		.withUserConfiguration(WarehouseConfiguration.class);
+		.withUserConfiguration(WarehouseConfiguration.class, VirtualTime.class);
 
 	@Test
 	void aFailedAttemptEndsAndItsRetryWaitsOnTheTimerWithNoThreadAsleep() {
@@ -53,8 +58,12 @@ class DelayedRetryTests {
 				.findFirst()
 				.orElseThrow();
 			CompletableFuture<String> shipped = warehouse.ship("order-1", 3);
-			await().atMost(Duration.ofSeconds(10)).until(() -> warehouse.attempts().size() == 1);
-			await().atMost(Duration.ofSeconds(10)).until(() -> ship.inFlight() == 0 && ship.failedCalls() == 1);
+			VirtualTime.advance(context, DELAY);
+			assertThat(warehouse.attempts()).hasSize(1);
+			assertThat(ship.inFlight()).isZero();
+			assertThat(ship.failedCalls()).isOne();
+			VirtualTime.advance(context, Duration.ofHours(1).minus(TICK));
+			assertThat(warehouse.attempts()).as("the retry waits its whole backoff").hasSize(1);
 			assertThat(timer.pendingTimeouts()).as("the retry, a timeout of its own").isOne();
 			assertThat(Thread.getAllStackTraces().values()).as("no thread sleeps through the backoff")
 				.noneSatisfy((stack) -> assertThat(stack).anySatisfy((frame) -> assertThat(frame.getClassName())
@@ -62,8 +71,9 @@ class DelayedRetryTests {
 			assertThat(shipped).isNotDone();
 			// Cancelling the caller's future cancels the waiting retry.
 			assertThat(shipped.cancel(false)).isTrue();
-			await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingTimeouts() == 0);
-			assertThat(warehouse.attempts()).hasSize(1);
+			assertThat(timer.pendingTimeouts()).isZero();
+			VirtualTime.advance(context, Duration.ofHours(1));
+			assertThat(warehouse.attempts()).as("the cancelled retry never ran").hasSize(1);
 			assertThat(context.getBean(RetryEvents.class).events).extracting(MethodRetryEvent::isRetryAborted)
 				.as("its failure, then the end of its retries").containsExactly(false, true);
 		});
@@ -75,8 +85,9 @@ class DelayedRetryTests {
 			Warehouse warehouse = context.getBean(Warehouse.class);
 			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
 			CompletableFuture<String> shipped = warehouse.ship("order-6", 3);
-			await().atMost(Duration.ofSeconds(10)).until(() -> timer.pendingTimeouts() == 1
-					&& warehouse.attempts().size() == 1);
+			VirtualTime.advance(context, DELAY);
+			assertThat(warehouse.attempts()).hasSize(1);
+			assertThat(timer.pendingTimeouts()).isOne();
 			Set<Timeout> unprocessed = timer.stop();
 			assertThat(unprocessed).singleElement()
 				.satisfies((timeout) -> assertThat(DelayedTask.methodOf(timeout).description())
@@ -92,13 +103,21 @@ class DelayedRetryTests {
 	void aRetriedCallCompletesItsFutureOnceWithTheSuccessfulAttemptAndNoRetryComesEarly() {
 		this.contextRunner.withPropertyValues("test.retry-delay=100ms").run((context) -> {
 			Warehouse warehouse = context.getBean(Warehouse.class);
-			assertThat(warehouse.ship("order-2", 3).get(10, TimeUnit.SECONDS)).isEqualTo("shipped order-2 at attempt 3");
-			assertThat(warehouse.attempts()).hasSize(3);
-			for (int i = 1; i < 3; i++) {
-				assertThat(warehouse.attempts().get(i) - warehouse.attempts().get(i - 1))
-					.as("attempt %d began its backoff after attempt %d began", i + 1, i)
-					.isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+			Duration calledAt = context.getBean(VirtualTicker.class).elapsed();
+			CompletableFuture<String> shipped = warehouse.ship("order-2", 3);
+			Duration backoff = Duration.ofMillis(100);
+			// The call's delay, then each retry's backoff from the failed attempt's end, which on
+			// virtual time is the instant it began.
+			for (int attempt = 1; attempt <= 3; attempt++) {
+				VirtualTime.advance(context, ((attempt == 1) ? DELAY : backoff).minus(TICK));
+				assertThat(warehouse.attempts()).as("attempt %d, never early", attempt).hasSize(attempt - 1);
+				assertThat(shipped).isNotDone();
+				VirtualTime.advance(context, TICK);
+				assertThat(warehouse.attempts()).as("attempt %d, on its tick", attempt).hasSize(attempt);
 			}
+			assertThat(warehouse.attempts()).containsExactly(calledAt.plus(DELAY), calledAt.plus(DELAY).plus(backoff),
+					calledAt.plus(DELAY).plus(backoff.multipliedBy(2)));
+			assertThat(shipped).isCompletedWithValue("shipped order-2 at attempt 3");
 		});
 	}
 
@@ -109,13 +128,20 @@ class DelayedRetryTests {
 			.run((context) -> {
 				Warehouse warehouse = context.getBean(Warehouse.class);
 				CompletableFuture<String> shipped = warehouse.ship("order-3", 99);
-				assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> shipped.get(10, TimeUnit.SECONDS))
+				Duration retryDelay = Duration.ofMillis(20);
+				VirtualTime.advance(context, DELAY.plus(retryDelay.multipliedBy(3)).minus(TICK));
+				assertThat(warehouse.attempts()).hasSize(3);
+				assertThat(shipped).isNotDone();
+				VirtualTime.advance(context, TICK);
+				assertThat(shipped).failsWithin(Duration.ZERO)
+					.withThrowableOfType(ExecutionException.class)
 					.havingCause()
 					.isInstanceOf(IllegalStateException.class)
 					.withMessage("busy at attempt 4 for order-3");
+				VirtualTime.advance(context, Duration.ofSeconds(1));
 				assertThat(warehouse.attempts()).as("maxRetries = 3: four attempts, no retries of retries").hasSize(4);
 				RetryEvents events = context.getBean(RetryEvents.class);
-				await().atMost(Duration.ofSeconds(5)).until(() -> events.events.size() == 5);
+				assertThat(events.events).hasSize(5);
 				assertThat(events.events).filteredOn((event) -> !event.isRetryAborted()).hasSize(4);
 				assertThat(events.events.get(4).isRetryAborted()).isTrue();
 				assertThat(events.events.get(4).getFailure()).isInstanceOf(RetryException.class)
@@ -127,14 +153,18 @@ class DelayedRetryTests {
 	void anExceptionThatRetryableExcludesOrItsPredicateRefusesIsNotRetried() {
 		this.contextRunner.withPropertyValues("test.retry-delay=20ms").run((context) -> {
 			Warehouse warehouse = context.getBean(Warehouse.class);
-			assertThatExceptionOfType(ExecutionException.class)
-				.isThrownBy(() -> warehouse.ship("order-4", -1).get(10, TimeUnit.SECONDS))
+			CompletableFuture<String> excluded = warehouse.ship("order-4", -1);
+			CompletableFuture<String> refused = warehouse.ship("order-5", -2);
+			VirtualTime.advance(context, DELAY);
+			assertThat(excluded).failsWithin(Duration.ZERO)
+				.withThrowableOfType(ExecutionException.class)
 				.havingCause()
 				.isInstanceOf(IllegalArgumentException.class);
-			assertThatExceptionOfType(ExecutionException.class)
-				.isThrownBy(() -> warehouse.ship("order-5", -2).get(10, TimeUnit.SECONDS))
+			assertThat(refused).failsWithin(Duration.ZERO)
+				.withThrowableOfType(ExecutionException.class)
 				.havingCause()
 				.withMessageContaining("permanently");
+			VirtualTime.advance(context, Duration.ofSeconds(1));
 			assertThat(warehouse.attempts()).as("one attempt each").hasSize(2);
 		});
 	}
@@ -145,7 +175,12 @@ class DelayedRetryTests {
 			.withPropertyValues("test.retry-delay=20ms")
 			.run((context) -> {
 				Warehouse warehouse = context.getBean(Warehouse.class);
-				assertThat(warehouse.ship("order-7", 2).get(10, TimeUnit.SECONDS)).isEqualTo("shipped order-7 at attempt 2");
+				CompletableFuture<String> shipped = warehouse.ship("order-7", 2);
+				Duration retryDelay = Duration.ofMillis(20);
+				VirtualTime.advance(context, DELAY);
+				assertThat(warehouse.attempts()).hasSize(1);
+				VirtualTime.advance(context, retryDelay);
+				assertThat(shipped).isCompletedWithValue("shipped order-7 at attempt 2");
 			});
 	}
 
@@ -164,8 +199,8 @@ class DelayedRetryTests {
 	static class WarehouseConfiguration {
 
 		@Bean
-		Warehouse warehouse() {
-			return new Warehouse();
+		Warehouse warehouse(VirtualTicker clock) {
+			return new Warehouse(clock);
 		}
 
 		@Bean
@@ -193,8 +228,14 @@ class DelayedRetryTests {
 
 	static class Warehouse {
 
-		/** When each attempt began (System.nanoTime()). */
-		final List<Long> attempts = new CopyOnWriteArrayList<>();
+		private final VirtualTicker clock;
+
+		/** When each attempt began, on the virtual clock. */
+		final List<Duration> attempts = new CopyOnWriteArrayList<>();
+
+		Warehouse(VirtualTicker clock) {
+			this.clock = clock;
+		}
 
 		/**
 		 * Fails until the attempt given; never, if negative: -1 with an exception it excludes, -2 with
@@ -204,7 +245,7 @@ class DelayedRetryTests {
 		@Retryable(maxRetries = 3, delayString = "${test.retry-delay:50ms}", excludes = IllegalArgumentException.class,
 				predicate = NotPermanent.class)
 		public CompletableFuture<String> ship(String orderId, int succeedsAt) {
-			this.attempts.add(System.nanoTime());
+			this.attempts.add(this.clock.elapsed());
 			int attempt = this.attempts.size();
 			if (succeedsAt == -1) {
 				throw new IllegalArgumentException("no such order " + orderId);
@@ -218,7 +259,7 @@ class DelayedRetryTests {
 			return CompletableFuture.completedFuture("shipped " + orderId + " at attempt " + attempt);
 		}
 
-		public List<Long> attempts() {
+		public List<Duration> attempts() {
 			return this.attempts;
 		}
 
