@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.Collectors;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.annotation.Invocations.Invocation;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
@@ -47,28 +48,31 @@ import static org.awaitility.Awaitility.await;
 @ExtendWith(OutputCaptureExtension.class)
 class DelayedExecutionTests {
 
-	/** Lateness allowed on a loaded CI machine; the timer's own bound is one 10 ms tick. */
-	private static final Duration SLACK = Duration.ofSeconds(3);
+	/** The timer's tick. */
+	private static final Duration TICK = Duration.ofMillis(10);
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+	private final ApplicationContextRunner onRealTime = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class))
 		.withPropertyValues("wheel-timer.tick-duration=10ms", "orders.reminder-delay=300ms")
 		.withUserConfiguration(OrderServiceConfiguration.class);
 
+	/** On virtual time: a test advances the timer's clock and asserts right after. */
+	private final ApplicationContextRunner contextRunner = this.onRealTime.withUserConfiguration(VirtualTime.class);
+
 	@Test
 	void aVoidCallReturnsAtOnceAndTheMethodRunsAfterTheDelayWithTheCallsArguments() {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			long calledAt = System.nanoTime();
 			orders.cancelIfUnpaid("order-1");
-			long returnedAt = System.nanoTime();
-			Invocation run = orders.invocations().next();
-			assertThat(run.method()).isEqualTo("cancelIfUnpaid");
-			assertThat(run.arguments()).containsExactly("order-1");
-			assertThat(run.since(calledAt)).as("never early").isGreaterThanOrEqualTo(OrderService.CANCEL_DELAY);
-			assertThat(run.since(calledAt)).as("not much late").isLessThan(OrderService.CANCEL_DELAY.plus(SLACK));
-			assertThat(returnedAt).as("the call returned before the method ran").isLessThan(run.nanoTime());
+			assertThat(orders.invocations().isEmpty()).as("the call returned before the method ran").isTrue();
+			VirtualTime.advance(context, OrderService.CANCEL_DELAY.minus(TICK));
+			assertThat(orders.invocations().isEmpty()).as("never early").isTrue();
+			VirtualTime.advance(context, TICK);
+			assertThat(orders.invocations().all()).as("on its tick").singleElement().satisfies((run) -> {
+				assertThat(run.method()).isEqualTo("cancelIfUnpaid");
+				assertThat(run.arguments()).containsExactly("order-1");
+			});
 		});
 	}
 
@@ -77,7 +81,9 @@ class DelayedExecutionTests {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
 			orders.cancelIfUnpaid("order-1");
-			assertThat(orders.invocations().next().thread()).startsWith("task-").isNotEqualTo("wheel-timer");
+			VirtualTime.advance(context, OrderService.CANCEL_DELAY);
+			assertThat(orders.invocations().all()).singleElement()
+				.satisfies((run) -> assertThat(run.thread()).startsWith("task-").isNotEqualTo("wheel-timer"));
 		});
 	}
 
@@ -92,7 +98,9 @@ class DelayedExecutionTests {
 			.run((context) -> {
 				OrderService orders = context.getBean(OrderService.class);
 				orders.cancelIfUnpaid("order-1");
-				assertThat(orders.invocations().next().thread()).startsWith("orders-pool-");
+				VirtualTime.advance(context, OrderService.CANCEL_DELAY);
+				assertThat(orders.invocations().all()).singleElement()
+					.satisfies((run) -> assertThat(run.thread()).startsWith("orders-pool-"));
 			});
 	}
 
@@ -101,7 +109,10 @@ class DelayedExecutionTests {
 	void withVirtualThreadsEnabledDelayedMethodsRunOnVirtualThreads() {
 		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			assertThat(orders.runningThreadIsVirtual().get(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<Boolean> virtual = orders.runningThreadIsVirtual();
+			// A zero delay: due at the end of the tick that starts now.
+			VirtualTime.advance(context, TICK);
+			assertThat(virtual).isCompletedWithValue(true);
 		});
 	}
 
@@ -109,11 +120,12 @@ class DelayedExecutionTests {
 	void aCompletableFutureCompletesWithTheMethodsOwnResultAfterAPlaceholderDelay() {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			long calledAt = System.nanoTime();
 			CompletableFuture<String> reminder = orders.remind("order-2");
-			assertThat(reminder.get(10, TimeUnit.SECONDS)).isEqualTo("reminded order-2");
-			Invocation run = orders.invocations().next();
-			assertThat(run.since(calledAt)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+			VirtualTime.advance(context, Duration.ofMillis(300).minus(TICK));
+			assertThat(reminder).as("never early").isNotDone();
+			VirtualTime.advance(context, TICK);
+			assertThat(reminder).isCompletedWithValue("reminded order-2");
+			assertThat(orders.invocations().all()).hasSize(1);
 		});
 	}
 
@@ -121,10 +133,13 @@ class DelayedExecutionTests {
 	void aCompletionStageCompletesWithTheResultAfterASpelDelay() {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			long calledAt = System.nanoTime();
 			CompletionStage<Integer> total = orders.total(20, 22);
+			VirtualTime.advance(context, Duration.ofMillis(200).minus(TICK));
+			assertThat(orders.invocations().isEmpty()).as("never early").isTrue();
+			VirtualTime.advance(context, TICK);
+			assertThat(orders.invocations().all()).extracting(Invocation::arguments).containsExactly(List.of(20, 22));
+			// Real time: the method's own stage completes on the common pool, which no advance waits for.
 			assertThat(total.toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(42);
-			assertThat(orders.invocations().next().since(calledAt)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
 		});
 	}
 
@@ -132,10 +147,12 @@ class DelayedExecutionTests {
 	void aFutureIsUnwrappedFromTheFutureTheMethodReturnsAfterAnIsoDelay() {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			long calledAt = System.nanoTime();
 			Future<String> status = orders.status("order-3");
-			assertThat(status.get(10, TimeUnit.SECONDS)).isEqualTo("order-3: paid");
-			assertThat(orders.invocations().next().since(calledAt)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+			VirtualTime.advance(context, Duration.ofMillis(250).minus(TICK));
+			assertThat(status).as("never early").isNotDone();
+			VirtualTime.advance(context, TICK);
+			assertThat(status).succeedsWithin(Duration.ZERO).isEqualTo("order-3: paid");
+			assertThat(orders.invocations().all()).hasSize(1);
 		});
 	}
 
@@ -161,13 +178,19 @@ class DelayedExecutionTests {
 	void aMethodThatThrowsCompletesItsFutureWithThatException() {
 		this.contextRunner.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
-			assertThatExceptionOfType(ExecutionException.class)
-				.isThrownBy(() -> orders.failNow().get(10, TimeUnit.SECONDS))
+			CompletableFuture<String> failsNow = orders.failNow();
+			CompletableFuture<String> failsLater = orders.failLater();
+			VirtualTime.advance(context, OrderService.FAILURE_DELAY.minus(TICK));
+			assertThat(failsNow).as("never early").isNotDone();
+			assertThat(failsLater).as("never early").isNotDone();
+			VirtualTime.advance(context, TICK);
+			assertThat(failsNow).failsWithin(Duration.ZERO)
+				.withThrowableOfType(ExecutionException.class)
 				.havingCause()
 				.isInstanceOf(IllegalStateException.class)
 				.withMessage("payment service down");
-			assertThatExceptionOfType(ExecutionException.class)
-				.isThrownBy(() -> orders.failLater().get(10, TimeUnit.SECONDS))
+			assertThat(failsLater).failsWithin(Duration.ZERO)
+				.withThrowableOfType(ExecutionException.class)
 				.havingCause()
 				.isInstanceOf(IOException.class)
 				.withMessage("connection reset");
@@ -178,16 +201,21 @@ class DelayedExecutionTests {
 	void aVoidMethodsExceptionGoesToTheExceptionHandlerBeanWithTheMethodAndArguments() {
 		this.contextRunner.withUserConfiguration(RecordingHandlerConfiguration.class).run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
+			BlockingQueue<HandledFailure> failures = context.getBean(RecordingHandlerConfiguration.class).failures;
 			orders.failVoid("order-4");
-			HandledFailure failure = context.getBean(RecordingHandlerConfiguration.class).failures.poll(10,
-					TimeUnit.SECONDS);
+			VirtualTime.advance(context, OrderService.FAILURE_DELAY.minus(TICK));
+			assertThat(failures).as("never early").isEmpty();
+			VirtualTime.advance(context, TICK);
+			HandledFailure failure = failures.poll();
 			assertThat(failure).isNotNull();
 			assertThat(failure.ex()).isInstanceOf(IllegalStateException.class).hasMessage("cannot cancel order-4");
 			assertThat(failure.method().getName()).isEqualTo("failVoid");
 			assertThat(failure.arguments()).containsExactly("order-4");
 			// The wheel survives user exceptions.
 			orders.cancelIfUnpaid("order-5");
-			assertThat(orders.invocations().next().arguments()).containsExactly("order-5");
+			VirtualTime.advance(context, OrderService.CANCEL_DELAY);
+			assertThat(orders.invocations().all()).singleElement()
+				.satisfies((run) -> assertThat(run.arguments()).containsExactly("order-5"));
 		});
 	}
 
@@ -195,10 +223,10 @@ class DelayedExecutionTests {
 	void withoutAHandlerAVoidMethodsExceptionIsLoggedAtErrorWithTheMethod(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
 			context.getBean(OrderService.class).failVoid("order-6");
-			await().atMost(Invocations.WAIT)
-				.untilAsserted(() -> assertThat(output).contains("ERROR")
-					.contains("Delayed call to DelayedExecutionTests.OrderService.failVoid(String) failed")
-					.contains("cannot cancel order-6"));
+			VirtualTime.advance(context, OrderService.FAILURE_DELAY);
+			assertThat(output).contains("ERROR")
+				.contains("Delayed call to DelayedExecutionTests.OrderService.failVoid(String) failed")
+				.contains("cannot cancel order-6");
 		});
 	}
 
@@ -208,8 +236,8 @@ class DelayedExecutionTests {
 			throw new IllegalArgumentException("handler broke");
 		}).run((context) -> {
 			context.getBean(OrderService.class).failVoid("order-7");
-			await().atMost(Invocations.WAIT)
-				.untilAsserted(() -> assertThat(output).contains("handler broke").contains("cannot cancel order-7"));
+			VirtualTime.advance(context, OrderService.FAILURE_DELAY);
+			assertThat(output).contains("handler broke").contains("cannot cancel order-7");
 		});
 	}
 
@@ -221,10 +249,8 @@ class DelayedExecutionTests {
 			CompletableFuture<String> reminder = orders.remind("order-8");
 			assertThat(reminder.cancel(false)).isTrue();
 			assertThat(timer.snapshot().counters().cancelled()).isEqualTo(1);
-			// A later call to the same method ran: the cancelled one, due earlier, would have run before it.
-			assertThat(orders.remindLater("order-9", 400).get(10, TimeUnit.SECONDS)).isEqualTo("reminded order-9");
-			assertThat(orders.invocations().all()).extracting(Invocation::arguments)
-				.containsExactly(List.of("order-9", 400));
+			VirtualTime.advance(context, Duration.ofSeconds(1));
+			assertThat(orders.invocations().isEmpty()).as("never ran, well past its 300 ms delay").isTrue();
 			assertThat(reminder).isCancelled();
 		});
 	}
@@ -290,7 +316,8 @@ class DelayedExecutionTests {
 
 	@Test
 	void aDelayedMethodThatBlocksDoesNotMakeOtherDelayedCallsLate() {
-		this.contextRunner.run((context) -> {
+		// Real time: the blocked method holds its executor thread, which an advance of virtual time would wait for.
+		this.onRealTime.run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
 			CountDownLatch release = new CountDownLatch(1);
 			try {
@@ -332,7 +359,10 @@ class DelayedExecutionTests {
 			for (Thread caller : callers) {
 				caller.join(Invocations.WAIT.toMillis());
 			}
-			await().atMost(Invocations.WAIT).until(() -> orders.renewed().get() == threads * callsPerThread);
+			VirtualTime.advance(context, OrderService.RENEW_DELAY.minus(TICK));
+			assertThat(orders.renewed().get()).as("never early").isZero();
+			VirtualTime.advance(context, TICK);
+			assertThat(orders.renewed().get()).isEqualTo(threads * callsPerThread);
 			for (int i = 0; i < threads * callsPerThread; i++) {
 				assertThat(runs.get(i)).as("runs of call %d", i).isEqualTo(1);
 			}
@@ -384,6 +414,12 @@ class DelayedExecutionTests {
 
 		static final Duration CANCEL_DELAY = Duration.ofMillis(500);
 
+		/** The delay of {@link #failNow}, {@link #failLater} and {@link #failVoid}. */
+		static final Duration FAILURE_DELAY = Duration.ofMillis(50);
+
+		/** {@link #renew}'s delay. */
+		static final Duration RENEW_DELAY = Duration.ofMillis(20);
+
 		final Invocations invocations = new Invocations();
 
 		final AtomicInteger blocked = new AtomicInteger();
@@ -417,12 +453,6 @@ class DelayedExecutionTests {
 		@DelayedExecution(delayString = "${orders.reminder-delay}")
 		public CompletableFuture<String> remind(String orderId) {
 			this.invocations.record("remind", orderId);
-			return CompletableFuture.completedFuture("reminded " + orderId);
-		}
-
-		@DelayedExecution(delayString = "${orders.reminder-delay}")
-		public CompletableFuture<String> remindLater(String orderId, int marker) {
-			this.invocations.record("remindLater", orderId, marker);
 			return CompletableFuture.completedFuture("reminded " + orderId);
 		}
 
