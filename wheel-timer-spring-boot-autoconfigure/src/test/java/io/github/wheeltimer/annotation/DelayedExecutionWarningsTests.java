@@ -53,6 +53,7 @@ class DelayedExecutionWarningsTests {
 
 	@Test
 	void aMethodThatReArmsItselfWhileTheApplicationStopsLogsOneWarningLineAndNoError(CapturedOutput output) {
+		// Real time: the close waits on the system clock for a beat held on its executor thread, as an advance would.
 		this.contextRunner.withPropertyValues("wheel-timer.tick-duration=10ms")
 			.withUserConfiguration(HeartbeatConfiguration.class)
 			.run((context) -> {
