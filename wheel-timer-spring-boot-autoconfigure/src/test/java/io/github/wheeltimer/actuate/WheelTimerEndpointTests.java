@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.WheelSnapshot;
 import io.github.wheeltimer.actuate.WheelTimersDescriptor.BucketsDescriptor;
 import io.github.wheeltimer.actuate.WheelTimersDescriptor.LevelDescriptor;
@@ -47,11 +48,20 @@ class WheelTimerEndpointTests {
 
 	private static final String FAILING = "WheelTimerEndpointTests.FailingReminders";
 
+	/** The timers' tick, the default. */
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	/** The delay of {@link Reminders#soon} and of {@link FailingReminders}' methods: within the first tick. */
+	private static final Duration SOON = Duration.ofMillis(50);
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class, WheelTimerEndpointAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=wheeltimer")
 		.withUserConfiguration(RemindersConfiguration.class);
+
+	/** The timers on the tests' virtual clock: a test advances it, then asserts. */
+	private final ApplicationContextRunner onVirtualTime = this.contextRunner.withUserConfiguration(VirtualTime.class);
 
 	@Test
 	void describesEveryTimerByBeanName() {
@@ -120,17 +130,21 @@ class WheelTimerEndpointTests {
 
 	@Test
 	void aDelayedCallCountsAsItsMethodsRunEndedOnTheExecutorNotAsItsHandOffToIt() {
-		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class).run((context) -> {
+		this.onVirtualTime.withUserConfiguration(FailingRemindersConfiguration.class).run((context) -> {
 			FailingReminders reminders = context.getBean(FailingReminders.class);
 			reminders.returns("ada");
 			reminders.throwsOnTheExecutor("bob");
 			CompletableFuture<String> failing = reminders.returnsAFailedFuture("cy");
 			WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
 
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> endpoint.timers().timers().get("wheelTimer").counters().running() == 0
-						&& endpoint.timers().timers().get("wheelTimer").pendingTimeouts() == 0);
+			VirtualTime.advance(context, SOON.minusMillis(1));
+			assertThat(failing).as("never early").isNotDone();
+			assertThat(endpoint.timers().timers().get("wheelTimer").counters())
+				.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(3, 0, 0, 0, 0, 0, 0, 0));
+			// Due within the first tick: run by its end.
+			VirtualTime.advance(context, TICK);
 
+			assertThat(endpoint.timers().timers().get("wheelTimer").pendingTimeouts()).isZero();
 			assertThat(failing).isCompletedExceptionally();
 			assertThat(endpoint.timers().timers().get("wheelTimer").counters())
 				.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(3, 1, 2, 0, 0, 0, 0, 0));
@@ -147,14 +161,16 @@ class WheelTimerEndpointTests {
 
 	@Test
 	void aDelayedCallItsExecutorRefusesCountsAsFailed() {
-		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class, RefusingExecutorConfiguration.class)
+		this.onVirtualTime.withUserConfiguration(FailingRemindersConfiguration.class, RefusingExecutorConfiguration.class)
 			.withPropertyValues("wheel-timer.executor=refusingExecutor")
 			.run((context) -> {
 				context.getBean(FailingReminders.class).returns("ada");
 				WheelTimerEndpoint endpoint = context.getBean(WheelTimerEndpoint.class);
 
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> endpoint.timers().timers().get("wheelTimer").counters().failed() == 1);
+				VirtualTime.advance(context, SOON.minusMillis(1));
+				assertThat(endpoint.timers().timers().get("wheelTimer").counters().failed()).as("never early").isZero();
+				// Due within the first tick: refused by its end.
+				VirtualTime.advance(context, TICK);
 
 				assertThat(endpoint.timers().timers().get("wheelTimer").counters())
 					.isEqualTo(new WheelTimersDescriptor.CountersDescriptor(1, 0, 1, 0, 0, 0, 0, 0));
@@ -171,6 +187,7 @@ class WheelTimerEndpointTests {
 
 	@Test
 	void aDelayedCallCancelledWhileItWaitsForItsExecutorCountsAsWithdrawn() {
+		// Real time: the held executor keeps the call in flight, which an advance of virtual time would wait for.
 		this.contextRunner.withUserConfiguration(FailingRemindersConfiguration.class, HeldExecutorConfiguration.class)
 			.withPropertyValues("wheel-timer.executor=heldExecutor")
 			.run((context) -> {
@@ -244,6 +261,7 @@ class WheelTimerEndpointTests {
 
 	@Test
 	void nextTimeoutsAreLeftOutWhenTheWorkerIsTooBusyToAnswer() {
+		// Real time: the task blocks the worker, which an advance of virtual time would wait for.
 		this.contextRunner.run((context) -> {
 			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
 			CountDownLatch release = new CountDownLatch(1);
@@ -294,6 +312,7 @@ class WheelTimerEndpointTests {
 
 	@Test
 	void stopDrainsTheCallsThatFallDueWithinTheDrainTimeoutAndNoLonger() {
+		// Real time: the drain runs on the timer's clock, which nobody would advance while stop() waits for it.
 		this.contextRunner.withPropertyValues("wheel-timer.shutdown.drain-timeout=30s").run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			for (int i = 0; i < 3; i++) {
