@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.wheeltimer.HandOff;
 import io.github.wheeltimer.HashedWheelTimer;
 import io.github.wheeltimer.WheelSnapshot;
+import io.github.wheeltimer.virtualtime.VirtualTicker;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -18,11 +19,17 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.within;
-import static org.awaitility.Awaitility.await;
 
 class WheelTimerMetricsTests {
 
-	private final HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(10)).build();
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** The delay of the timeouts that fall due in a test. */
+	private static final Duration DELAY = Duration.ofMillis(20);
+
+	private final VirtualTicker clock = new VirtualTicker();
+
+	private final HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(TICK).ticker(this.clock).build();
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -34,13 +41,17 @@ class WheelTimerMetricsTests {
 	@Test
 	void metersFollowTheTimersCountersTaggedWithItsName() {
 		new WheelTimerMetrics(Map.of("ordersTimer", this.timer)).bindTo(this.registry);
-		this.timer.newTimeout((timeout) -> { }, Duration.ofMillis(20));
+		this.timer.newTimeout((timeout) -> { }, DELAY);
 		this.timer.newTimeout((timeout) -> {
 			throw new IllegalStateException("failing on purpose");
-		}, Duration.ofMillis(20));
+		}, DELAY);
 		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1)).cancel();
 		this.timer.newTimeout((timeout) -> { }, Duration.ofMinutes(1));
-		await().atMost(Duration.ofSeconds(10)).until(() -> outcome("completed") == 1 && outcome("failed") == 1);
+		this.clock.advance(DELAY.minus(TICK));
+		assertThat(outcome("completed") + outcome("failed")).as("never early").isZero();
+		this.clock.advance(TICK);
+		assertThat(outcome("completed")).isOne();
+		assertThat(outcome("failed")).isOne();
 
 		assertThat(counter("wheel.timer.scheduled")).isEqualTo(4);
 		assertThat(outcome("cancelled")).isEqualTo(1);
@@ -71,9 +82,12 @@ class WheelTimerMetricsTests {
 		new WheelTimerMetrics(Map.of("ordersTimer", this.timer)).bindTo(this.registry);
 		List<HandOff> handedOff = new CopyOnWriteArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			this.timer.newTimeout((timeout) -> handedOff.add(HashedWheelTimer.handOff(timeout)), Duration.ofMillis(20));
+			this.timer.newTimeout((timeout) -> handedOff.add(HashedWheelTimer.handOff(timeout)), DELAY);
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> handedOff.size() == 3);
+		this.clock.advance(DELAY.minus(TICK));
+		assertThat(handedOff).as("never early").isEmpty();
+		this.clock.advance(TICK);
+		assertThat(handedOff).hasSize(3);
 		assertThat(outcome("completed")).as("handed off, not done").isZero();
 
 		handedOff.get(0).completed();
@@ -90,12 +104,15 @@ class WheelTimerMetricsTests {
 	void movesCountTheTimeoutsMovedDownFromAnUpperLevelOncePerLevel() {
 		// Level 0 spans 4 ticks of 10 ms: a timeout 300 ms away waits in an upper level and moves
 		// down, once per level it crosses, before it fires.
-		try (HashedWheelTimer small = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(10)).ticksPerWheel(4)
+		try (HashedWheelTimer small = HashedWheelTimer.builder().tickDuration(TICK).ticksPerWheel(4).ticker(this.clock)
 			.build()) {
 			new WheelTimerMetrics(Map.of("ordersTimer", small)).bindTo(this.registry);
 			assertThat(counter("wheel.timer.moves")).isZero();
 			small.newTimeout((timeout) -> { }, Duration.ofMillis(300));
-			await().atMost(Duration.ofSeconds(10)).until(() -> small.counters().completed() == 1);
+			this.clock.advance(Duration.ofMillis(300).minus(TICK));
+			assertThat(small.counters().completed()).as("never early").isZero();
+			this.clock.advance(TICK);
+			assertThat(small.counters().completed()).isOne();
 
 			WheelSnapshot snapshot = small.snapshot();
 			int upperLevels = snapshot.levels().size() - 1;
