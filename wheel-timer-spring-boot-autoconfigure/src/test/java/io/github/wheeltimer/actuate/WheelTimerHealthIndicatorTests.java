@@ -52,6 +52,7 @@ class WheelTimerHealthIndicatorTests {
 
 	@Test
 	void downWhenTheWorkerThreadDied() {
+		// Real time: what it waits for is the worker's thread, parked and then dead, not a delay.
 		FailingTicker ticker = new FailingTicker();
 		this.timer = HashedWheelTimer.builder().ticker(ticker).build();
 		this.timer.start();
@@ -68,6 +69,7 @@ class WheelTimerHealthIndicatorTests {
 
 	@Test
 	void downWhileTheWorkerIsFurtherBehindThanAllowedAndUpOnceItCatchesUp() throws Exception {
+		// Real time: the lag is the clock running on while a task blocks the worker; an advance would wait for it.
 		CountDownLatch blocking = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
 		// No task executor: this task blocks the worker thread, and the next timeout falls behind.
