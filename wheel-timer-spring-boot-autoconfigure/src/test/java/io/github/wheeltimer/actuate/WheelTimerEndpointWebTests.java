@@ -8,12 +8,14 @@ import java.util.concurrent.CompletableFuture;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.VirtualTime;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.ApplicationContext;
 import org.springframework.core.task.TaskRejectedException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -21,18 +23,26 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.awaitility.Awaitility.await;
 
 /**
- * The operator's view over HTTP, with the stop operation granted.
+ * The operator's view over HTTP, with the stop operation granted, on virtual time.
  */
-@SpringBootTest(classes = WebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { WebTestApplication.class, VirtualTime.class }, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=wheeltimer,health,metrics,prometheus",
 				"management.endpoint.wheeltimer.access=unrestricted", "management.endpoint.health.show-details=always" })
 @AutoConfigureRestTestClient
 class WheelTimerEndpointWebTests {
 
 	private static final String CANCEL_IF_UNPAID = "WebTestApplication.Orders.cancelIfUnpaid(String)";
+
+	/** The timer's tick, the default. */
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	/** {@link WebTestApplication.Orders#ping}'s delay: within the first tick. */
+	private static final Duration PING_DELAY = Duration.ofMillis(50);
+
+	@Autowired
+	private ApplicationContext context;
 
 	@Autowired
 	private RestTestClient client;
@@ -49,9 +59,11 @@ class WheelTimerEndpointWebTests {
 		for (int i = 0; i < 3; i++) {
 			this.orders.ping();
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.orders.pings() == 3);
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> get("/actuator/wheeltimer").read("$.timers.wheelTimer.counters.completed", Integer.class) == 3);
+		VirtualTime.advance(this.context, PING_DELAY.minusMillis(1));
+		assertThat(this.orders.pings()).as("never early").isZero();
+		// Due within the first tick: run by its end.
+		VirtualTime.advance(this.context, TICK);
+		assertThat(this.orders.pings()).isEqualTo(3);
 
 		DocumentContext timers = get("/actuator/wheeltimer");
 		assertThat(timers.read("$.timers.wheelTimer.state", String.class)).isEqualTo("STARTED");
