@@ -8,6 +8,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.annotation.DelayedCallObserver;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
@@ -50,6 +51,11 @@ class DelayedCallObservationTests {
 
 	private static final String NAME = "wheel.timer.delayed.call";
 
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** The delay of {@link Reminders#remind}, {@link Reminders#fail} and {@link Reminders#failLater}. */
+	private static final Duration DELAY = Duration.ofMillis(50);
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				ObservationAutoConfiguration.class, MicrometerTracingAutoConfiguration.class,
@@ -57,20 +63,26 @@ class DelayedCallObservationTests {
 		.withPropertyValues("wheel-timer.tick-duration=10ms")
 		.withUserConfiguration(TracedApplication.class);
 
+	/** The timer on the tests' virtual clock (time, not threads): a test advances it, then asserts. */
+	private final ApplicationContextRunner onVirtualTime = this.contextRunner.withUserConfiguration(VirtualTime.class);
+
 	@Test
 	void aCallThatRanIsObservedOnceAsAChildOfItsCallersSpanWithItsTimerMethodAndOutcome() {
-		this.contextRunner.run((context) -> {
+		this.onVirtualTime.run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			SimpleTracer tracer = context.getBean(SimpleTracer.class);
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 			Span caller = inSpan(context, () -> reminders.remind("order-1"));
-			Seen seen = reminders.next();
+			VirtualTime.advance(context, DELAY.minus(TICK));
+			assertThat(reminders.hasRun()).as("never early").isFalse();
+			assertThat(registry).hasNumberOfObservationsWithNameEqualTo(NAME, 0);
+			VirtualTime.advance(context, TICK);
+			Seen seen = reminders.ran();
 			assertThat(seen.traceId()).isEqualTo(caller.context().traceId());
 			assertThat(seen.parentSpanId()).as("the call's span is a child of its caller's")
 				.isEqualTo(caller.context().spanId());
 			assertThat(seen.observation()).isEqualTo(NAME);
-			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
-			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(registry)
-				.hasNumberOfObservationsWithNameEqualTo(NAME, 1)
+			assertThat(registry).hasNumberOfObservationsWithNameEqualTo(NAME, 1)
 				.hasObservationWithNameEqualTo(NAME)
 				.that()
 				.hasBeenStarted()
@@ -82,7 +94,7 @@ class DelayedCallObservationTests {
 				.hasLowCardinalityKeyValue("exception", "none")
 				.hasLowCardinalityKeyValue("durable", "false")
 				.hasHighCardinalityKeyValueWithKey("wheel.timer.lateness")
-				.hasContextualNameEqualTo("delayed reminders.remind"));
+				.hasContextualNameEqualTo("delayed reminders.remind");
 			SimpleSpan span = tracer.getSpans()
 				.stream()
 				.filter((finished) -> finished.getName().equals("delayed reminders.remind"))
@@ -95,22 +107,25 @@ class DelayedCallObservationTests {
 
 	@Test
 	void aCallThatThrowsOrWhoseFutureFailsIsObservedAsFailedWithItsException() {
-		this.contextRunner.run((context) -> {
+		this.onVirtualTime.run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 			reminders.fail("order-2");
 			CompletableFuture<String> future = reminders.failLater("order-3");
-			await().atMost(Duration.ofSeconds(10)).until(future::isDone);
-			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(registry)
-				.hasNumberOfObservationsWithNameEqualTo(NAME, 2)
+			VirtualTime.advance(context, DELAY.minus(TICK));
+			assertThat(future).as("never early").isNotDone();
+			assertThat(registry).hasNumberOfObservationsWithNameEqualTo(NAME, 0);
+			VirtualTime.advance(context, TICK);
+			assertThat(future).isCompletedExceptionally();
+			assertThat(registry).hasNumberOfObservationsWithNameEqualTo(NAME, 2)
 				.forAllObservationsWithNameEqualTo(NAME, (observation) -> observation.hasLowCardinalityKeyValue("outcome", "failed")
-					.hasLowCardinalityKeyValue("exception", "IllegalStateException")));
+					.hasLowCardinalityKeyValue("exception", "IllegalStateException"));
 		});
 	}
 
 	@Test
 	void aCallCancelledThroughItsFutureIsObservedOnceAsCancelledInItsCallersTrace() {
-		this.contextRunner.run((context) -> {
+		this.onVirtualTime.run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			SimpleTracer tracer = context.getBean(SimpleTracer.class);
 			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
@@ -126,23 +141,25 @@ class DelayedCallObservationTests {
 			assertThat(tracer.getSpans()).filteredOn((span) -> span.getName().equals("delayed reminders.later"))
 				.singleElement()
 				.satisfies((span) -> assertThat(span.getParentId()).isEqualTo(caller.context().spanId()));
-			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
-			await().atMost(Duration.ofSeconds(10)).until(() -> timer.pendingTimeouts() == 0);
-			assertThat(registry).as("the worker's cancelled callback does not observe it again")
+			VirtualTime.advance(context, Duration.ofHours(2));
+			assertThat(context.getBean(HashedWheelTimer.class).pendingTimeouts()).isZero();
+			assertThat(registry).as("past its delay: neither the worker's cancelled callback nor a run observes it again")
 				.hasNumberOfObservationsWithNameEqualTo(NAME, 1);
 		});
 	}
 
 	@Test
 	void aCallCancelledThroughItsTimeoutCancelsItsFutureAndIsObservedOnce() {
-		this.contextRunner.run((context) -> {
+		this.onVirtualTime.run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
 			HashedWheelTimer timer = context.getBean(HashedWheelTimer.class);
 			CompletableFuture<String> future = reminders.later("order-5");
 			assertThat(timer.nextTimeouts(1, Duration.ofHours(2)).get(0).cancel()).isTrue();
 			// The worker's cancelled callback cancels the future, and hands the observation to the executor.
-			await().atMost(Duration.ofSeconds(10)).until(future::isCancelled);
+			VirtualTime.advance(context, TICK);
+			assertThat(future).isCancelled();
+			// Real time: that hand-off is no delayed call in flight, which is all an advance waits for on the executor.
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(registry)
 				.hasNumberOfObservationsWithNameEqualTo(NAME, 1)
 				.hasObservationWithNameEqualTo(NAME)
@@ -170,22 +187,25 @@ class DelayedCallObservationTests {
 
 	@Test
 	void theCallersMdcIsVisibleInTheMethodAndGoneAfterItSoNothingLeaksToTheThreadsNextTask() {
-		this.contextRunner.withUserConfiguration(OneThread.class)
+		this.onVirtualTime.withUserConfiguration(OneThread.class)
 			.withPropertyValues("wheel-timer.executor=oneThread")
 			.run((context) -> {
 				Reminders reminders = context.getBean(Reminders.class);
 				Span caller = inSpanAs("alice", context, () -> reminders.remind("order-7"));
-				Seen first = reminders.next();
+				VirtualTime.advance(context, DELAY);
+				Seen first = reminders.ran();
 				assertThat(first.thread()).isEqualTo("one-thread-1");
 				assertThat(first.mdc()).containsEntry("user", "alice");
 				assertThat(first.parentSpanId()).isEqualTo(caller.context().spanId());
 				reminders.remind("order-8");
-				Seen next = reminders.next();
+				VirtualTime.advance(context, DELAY);
+				Seen next = reminders.ran();
 				assertThat(next.thread()).isEqualTo("one-thread-1");
 				assertThat(next.mdc()).as("the method put 'step' in the MDC; neither it nor alice is left")
 					.doesNotContainKeys("user", "step");
 				assertThat(next.parentSpanId()).as("a root span: no caller's trace left").isNullOrEmpty();
 				ThreadPoolTaskExecutor oneThread = context.getBean("oneThread", ThreadPoolTaskExecutor.class);
+				// Real time: plain tasks on the executor's thread, which no timer holds.
 				Map<String, String> after = oneThread.submit(() -> MDC.getCopyOfContextMap()).get(10, TimeUnit.SECONDS);
 				assertThat((after != null) ? after : Map.of()).isEmpty();
 				assertThat(oneThread.submit(() -> context.getBean(Tracer.class).currentSpan()).get(10, TimeUnit.SECONDS))
@@ -208,10 +228,11 @@ class DelayedCallObservationTests {
 
 	@Test
 	void withoutContextPropagationTheCallStillRunsAsAChildOfItsCallersSpanWithItsMdc() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.context")).run((context) -> {
+		this.onVirtualTime.withClassLoader(new FilteredClassLoader("io.micrometer.context")).run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			Span caller = inSpanAs("carol", context, () -> reminders.remind("order-10"));
-			Seen seen = reminders.next();
+			VirtualTime.advance(context, DELAY);
+			Seen seen = reminders.ran();
 			assertThat(seen.mdc()).containsEntry("user", "carol");
 			assertThat(seen.parentSpanId()).isEqualTo(caller.context().spanId());
 		});
@@ -219,10 +240,11 @@ class DelayedCallObservationTests {
 
 	@Test
 	void withTheObservationSwitchedOffTheCallStillRunsInItsCallersTrace() {
-		this.contextRunner.withPropertyValues("management.observations.enable.wheel.timer=false").run((context) -> {
+		this.onVirtualTime.withPropertyValues("management.observations.enable.wheel.timer=false").run((context) -> {
 			Reminders reminders = context.getBean(Reminders.class);
 			Span caller = inSpan(context, () -> reminders.remind("order-11"));
-			Seen seen = reminders.next();
+			VirtualTime.advance(context, DELAY);
+			Seen seen = reminders.ran();
 			assertThat(seen.traceId()).isEqualTo(caller.context().traceId());
 			assertThat(context.getBean(TestObservationRegistry.class)).hasNumberOfObservationsWithNameEqualTo(NAME, 0);
 		});
@@ -230,7 +252,7 @@ class DelayedCallObservationTests {
 
 	@Test
 	void anApplicationsConventionNamesAndTagsTheObservation() {
-		this.contextRunner.withBean(DelayedCallObservationConvention.class, () -> new DefaultDelayedCallObservationConvention() {
+		this.onVirtualTime.withBean(DelayedCallObservationConvention.class, () -> new DefaultDelayedCallObservationConvention() {
 
 			@Override
 			public String getName() {
@@ -244,12 +266,12 @@ class DelayedCallObservationTests {
 
 		}).run((context) -> {
 			context.getBean(Reminders.class).remind("order-12");
-			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(context.getBean(TestObservationRegistry.class))
-				.hasObservationWithNameEqualTo("orders.delayed")
+			VirtualTime.advance(context, DELAY);
+			assertThat(context.getBean(TestObservationRegistry.class)).hasObservationWithNameEqualTo("orders.delayed")
 				.that()
 				.hasBeenStopped()
 				.hasLowCardinalityKeyValue("team", "orders")
-				.hasLowCardinalityKeyValue("outcome", "ran"));
+				.hasLowCardinalityKeyValue("outcome", "ran");
 		});
 	}
 
@@ -260,6 +282,7 @@ class DelayedCallObservationTests {
 					WheelTimerAutoConfiguration.class, WheelTimerObservationAutoConfiguration.class))
 			.withClassLoader(new FilteredClassLoader("io.micrometer"))
 			.withPropertyValues("wheel-timer.tick-duration=10ms")
+			.withUserConfiguration(VirtualTime.class)
 			.withBean(Reminders.class, () -> new Reminders(null))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -272,7 +295,8 @@ class DelayedCallObservationTests {
 				finally {
 					MDC.remove("user");
 				}
-				assertThat(reminders.next().mdc()).containsEntry("user", "dave");
+				VirtualTime.advance(context, DELAY);
+				assertThat(reminders.ran().mdc()).containsEntry("user", "dave");
 			});
 	}
 
@@ -400,6 +424,18 @@ class DelayedCallObservationTests {
 			Seen next = this.seen.poll(10, TimeUnit.SECONDS);
 			assertThat(next).as("the delayed method ran within 10 s").isNotNull();
 			return next;
+		}
+
+		/** What the method saw in a run that has ended: on virtual time, taken right after the advance. */
+		public Seen ran() {
+			Seen ran = this.seen.poll();
+			assertThat(ran).as("the delayed method ran").isNotNull();
+			return ran;
+		}
+
+		/** @return whether the method ran since what it saw was last taken */
+		public boolean hasRun() {
+			return !this.seen.isEmpty();
 		}
 
 	}
