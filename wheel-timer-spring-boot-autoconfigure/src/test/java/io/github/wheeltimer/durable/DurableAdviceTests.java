@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
@@ -36,7 +36,6 @@ import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A durable call reaches its method through the bean's other advice, once per run and on the
@@ -47,6 +46,14 @@ import static org.awaitility.Awaitility.await;
  */
 class DurableAdviceTests {
 
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** The delay of every delayed method here. */
+	private static final Duration DELAY = Duration.ofMillis(100);
+
+	/** {@link Warehouse#pick}'s backoff. */
+	private static final Duration BACKOFF = Duration.ofMillis(10);
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
@@ -54,7 +61,7 @@ class DurableAdviceTests {
 				JacksonAutoConfiguration.class, WheelTimerDurableAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:advice-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.poll-interval=200ms")
-		.withUserConfiguration(AdviceConfiguration.class);
+		.withUserConfiguration(AdviceConfiguration.class, VirtualTime.class);
 
 	@Test
 	void aDurableRunPassesTheBeansOtherAdviceOnceWithTheArgumentsReadBackAndIsNotDelayedAgain() {
@@ -64,11 +71,14 @@ class DurableAdviceTests {
 			String thread = Thread.currentThread().getName();
 			shipments.ship("order-1", 3);
 			assertThat(audit.events).as("the aspect runs when the call runs, not when it is made").isEmpty();
-			await().atMost(Duration.ofSeconds(10)).until(() -> shipments.runs().size() == 1);
+			VirtualTime.advance(context, DELAY.minus(TICK));
+			assertThat(shipments.runs()).as("never before its delay").isEmpty();
+			assertThat(audit.events).isEmpty();
+			VirtualTime.advance(context, TICK);
 			assertThat(audit.events).singleElement().asString().startsWith("around ship(order-1, 3) on ")
 				.doesNotEndWith(" on " + thread);
 			assertThat(shipments.runs()).singleElement().asString().isEqualTo("order-1 x3 in a transaction");
-			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
+			assertThat(rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)))).isZero();
 			// The run did not go through the delaying advice: one call accepted, one started, nothing rescheduled.
 			CallCounts counts = context.getBean(DurableEngine.class).counts();
 			assertThat(counts.scheduled()).isEqualTo(1);
@@ -84,14 +94,20 @@ class DurableAdviceTests {
 			Warehouse warehouse = context.getBean(Warehouse.class);
 			CompletableFuture<String> picked = warehouse.pick("order-2");
 			assertThat(warehouse.attempts()).as("nothing at call time").isEmpty();
-			assertThat(picked.get(10, TimeUnit.SECONDS)).isEqualTo("picked order-2 at attempt 3");
-			DurableEngine calls = context.getBean(DurableEngine.class);
-			// Counted once its row is gone: its delete joins the next batch, within a tick.
-			await().atMost(Duration.ofSeconds(5)).until(() -> calls.counts().ran() == 1);
-			CallCounts counts = calls.counts();
+			// Each attempt at its due time, never before: the call's delay, then each backoff from the
+			// failed attempt, which on virtual time ends the instant it starts.
+			for (int attempt = 1; attempt <= 3; attempt++) {
+				VirtualTime.advance(context, ((attempt == 1) ? DELAY : BACKOFF).minus(TICK));
+				assertThat(warehouse.attempts()).as("attempt %d, never early", attempt).hasSize(attempt - 1);
+				VirtualTime.advance(context, TICK);
+				assertThat(warehouse.attempts()).as("attempt %d, on its tick", attempt).hasSize(attempt);
+			}
+			assertThat(picked).isCompletedWithValue("picked order-2 at attempt 3");
+			CallCounts counts = context.getBean(DurableEngine.class).counts();
+			assertThat(counts.ran()).isOne();
 			assertThat(counts.started()).as("a run per attempt, each a delayed call of its own").isEqualTo(3);
 			assertThat(counts.failed()).isZero();
-			await().atMost(Duration.ofSeconds(5)).until(() -> rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class))) == 0);
+			assertThat(rows(new JdbcTemplate(context.getBean(javax.sql.DataSource.class)))).isZero();
 		});
 	}
 
@@ -100,7 +116,9 @@ class DurableAdviceTests {
 		this.contextRunner.withUserConfiguration(ExposingConfiguration.class).run((context) -> {
 			Invoices invoices = context.getBean(Invoices.class);
 			invoices.issue("order-3");
-			await().atMost(Duration.ofSeconds(10)).until(() -> !invoices.proxies().isEmpty());
+			VirtualTime.advance(context, DELAY.minus(TICK));
+			assertThat(invoices.proxies()).isEmpty();
+			VirtualTime.advance(context, TICK);
 			assertThat(invoices.proxies()).singleElement().isSameAs(invoices);
 		});
 	}
