@@ -27,6 +27,7 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
 import io.github.wheeltimer.autoconfigure.WheelTimerDurableAutoConfiguration;
@@ -45,7 +46,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A durable call runs with arguments equal to those it was made with: each kind of value makes
@@ -56,6 +56,11 @@ class DurableArgumentsRoundTripTests {
 
 	private static final String HERE = "DurableArgumentsRoundTripTests.";
 
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** The delay of every delayed method here. */
+	private static final Duration DELAY = Duration.ofMillis(50);
+
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
@@ -65,6 +70,7 @@ class DurableArgumentsRoundTripTests {
 				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.horizon=1s",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
 				"wheel-timer.durable.lease=1s")
+		.withUserConfiguration(VirtualTime.class)
 		.withBean(Takes.class);
 
 	@Test
@@ -237,7 +243,10 @@ class DurableArgumentsRoundTripTests {
 		T bean = context.getBean(type);
 		int before = bean.received().size();
 		call.accept(bean);
-		await().atMost(Duration.ofSeconds(5)).until(() -> bean.received().size() > before);
+		VirtualTime.advance(context, DELAY.minus(TICK));
+		assertThat(bean.received()).as("never before its delay").hasSize(before);
+		VirtualTime.advance(context, TICK);
+		assertThat(bean.received()).as("ran once").hasSize(before + 1);
 		return bean.received().get(before);
 	}
 

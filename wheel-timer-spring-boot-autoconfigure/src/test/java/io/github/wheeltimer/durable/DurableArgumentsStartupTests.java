@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.annotation.DelayedExecution;
 import io.github.wheeltimer.annotation.InvalidDelayedExecutionException;
 import io.github.wheeltimer.autoconfigure.WheelTimerAutoConfiguration;
@@ -26,7 +27,6 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A durable method whose parameter types would not come back from JSON as they were written
@@ -38,6 +38,11 @@ class DurableArgumentsStartupTests {
 
 	private static final String PREFIX = "io.github.wheeltimer.durable.DurableArgumentsStartupTests$";
 
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** The delay of the methods that record their runs ({@link Recorder}s). */
+	private static final Duration DELAY = Duration.ofMillis(50);
+
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
 				WheelTimerAutoConfiguration.class, DataSourceAutoConfiguration.class,
@@ -46,7 +51,8 @@ class DurableArgumentsStartupTests {
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:startup-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"wheel-timer.tick-duration=10ms", "wheel-timer.durable.horizon=1s",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
-				"wheel-timer.durable.lease=1s");
+				"wheel-timer.durable.lease=1s")
+		.withUserConfiguration(VirtualTime.class);
 
 	@Test
 	void aConstructorParameterThatNoGetterWritesFailsStartup() {
@@ -150,7 +156,10 @@ class DurableArgumentsStartupTests {
 		assertThat(context).hasNotFailed();
 		T bean = context.getBean(type);
 		call.accept(bean);
-		await().atMost(Duration.ofSeconds(5)).until(() -> !bean.received().isEmpty());
+		VirtualTime.advance(context, DELAY.minus(TICK));
+		assertThat(bean.received()).as("never before its delay").isEmpty();
+		VirtualTime.advance(context, TICK);
+		assertThat(bean.received()).as("ran once").hasSize(1);
 		return (A) bean.received().get(0);
 	}
 
