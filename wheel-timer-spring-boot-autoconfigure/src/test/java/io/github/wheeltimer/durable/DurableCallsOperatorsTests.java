@@ -6,12 +6,14 @@ import java.time.OffsetDateTime;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.actuate.DurableCallsDescriptor;
 import io.github.wheeltimer.actuate.DurableCallsUnavailableException;
 import io.github.wheeltimer.actuate.WheelTimerEndpoint;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,12 @@ class DurableCallsOperatorsTests {
 	/** What operators read: the endpoint, health and meters. */
 	private static final Class<?>[] ACTUATOR = { WithActuator.class };
 
+	/** {@link DurableApp}'s tick. */
+	private static final Duration TICK = Duration.ofMillis(10);
+
+	/** {@link Orders#explode}'s delay. */
+	private static final Duration EXPLODE_DELAY = Duration.ofMillis(200);
+
 	private ConfigurableApplicationContext app;
 
 	@AfterEach
@@ -50,19 +58,27 @@ class DurableCallsOperatorsTests {
 
 	@Test
 	void theEndpointShowsCallsByStateInstancesFailuresAndUnknownMethods() {
-		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+		this.app = DurableApp.start(new Class<?>[] { WithActuator.class, VirtualTime.class },
+				"jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"management.endpoints.web.exposure.include=*", "wheel-timer.durable.instance-name=shop-1");
 		Orders orders = this.app.getBean(Orders.class);
 		orders.explode("o-1");
 		orders.remind(new Order("o-2", 5));
-		DurableCallsContractTests.insertRow(DurableCallsContractTests.jdbc(this.app), "Renamed.method", "[]",
-				"PENDING", null, 0);
-		await().atMost(Duration.ofSeconds(5))
-			.until(() -> this.app.getBean(DurableEngine.class).counts().failed() == 1);
+		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
+		DurableCallsContractTests.insertRow(jdbc, "Renamed.method", "[]", "PENDING", null, 0);
+		// Overdue by the application's clock, which the endpoint reads: a row by SQL is due by the wall clock.
+		Instant overdueSince = VirtualTime.now(this.app).minusSeconds(1);
+		jdbc.update("UPDATE WHEEL_TIMER_CALL SET due_at = ? WHERE method_id = 'Renamed.method'",
+				this.app.getBean(DurableDialect.class).instant(overdueSince));
+		DurableEngine engine = this.app.getBean(DurableEngine.class);
+		VirtualTime.advance(this.app, EXPLODE_DELAY.minus(TICK));
+		assertThat(engine.counts().failed()).as("never before its delay").isZero();
+		VirtualTime.advance(this.app, TICK);
+		assertThat(engine.counts().failed()).isOne();
 		DurableCallsDescriptor durable = this.app.getBean(WheelTimerEndpoint.class).timers().durable();
 		assertThat(durable).isNotNull();
 		assertThat(durable.calls()).containsEntry("FAILED", 1L).containsEntry("PENDING", 2L);
-		assertThat(durable.oldestOverdue()).isBefore(Instant.now());
+		assertThat(durable.oldestOverdue()).isEqualTo(overdueSince);
 		assertThat(durable.instances()).singleElement().satisfies((instance) -> {
 			assertThat(instance.name()).isEqualTo("shop-1");
 			assertThat(instance.alive()).isTrue();
@@ -107,7 +123,8 @@ class DurableCallsOperatorsTests {
 		this.app = DurableApp.start(ACTUATOR, "jdbc:h2:mem:operators-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		DurableEngine durable = this.app.getBean(DurableEngine.class);
 		this.app.getBean(HikariDataSource.class).close();
-		// Several polls (every 200 ms) and heartbeats fail: the claim's own transaction cannot begin.
+		// On real time, as an outage is lived through: several polls (every 200 ms) and heartbeats fail,
+		// the claim's own transaction cannot begin.
 		await().atMost(Duration.ofSeconds(5)).until(() -> durable.problem() != null);
 		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
 			.until(() -> !output.getOut().contains("poll failed")
@@ -123,6 +140,7 @@ class DurableCallsOperatorsTests {
 		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
 		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
 		jdbc.execute("ALTER TABLE WHEEL_TIMER_CALL RENAME TO WHEEL_TIMER_CALL_AWAY");
+		// On real time, as a database problem is lived through: the polls find the table gone as they come.
 		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
 		// Heartbeats still pass meanwhile (their table is there): health must not flap.
 		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
@@ -144,6 +162,7 @@ class DurableCallsOperatorsTests {
 		HealthIndicator health = this.app.getBean("wheelTimerDurableHealthIndicator", HealthIndicator.class);
 		assertThat(health.health().getStatus()).isEqualTo(Status.UP);
 		this.app.getBean(HikariDataSource.class).close();
+		// On real time, as an outage is lived through: polls and heartbeats find the database gone as they come.
 		await().atMost(Duration.ofSeconds(5)).until(() -> health.health().getStatus().equals(Status.DOWN));
 		assertThat(health.health().getDetails().get("failure").toString())
 			.startsWith("The database cannot be reached: ");
