@@ -7,8 +7,10 @@ import java.util.UUID;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.engine.DurableEngine;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -17,16 +19,16 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Failed durable calls over HTTP keep their keys: an operator sees them, and a re-queue gives each
  * its key back, or says which a newer call has taken.
  */
-@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { DurableWebApp.class, VirtualTime.class }, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:durable-failed-web;DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.poll-interval=200ms", "wheel-timer.durable.heartbeat-interval=200ms",
 				"wheel-timer.durable.lease=1s", "management.endpoints.web.exposure.include=wheeltimer",
@@ -35,6 +37,14 @@ import static org.awaitility.Awaitility.await;
 class DurableFailedCallsWebTests {
 
 	private static final String EXPLODE = "DurableApp.Orders.explode(String)";
+
+	/** The default tick. */
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+
+	/** {@link Orders#explode}'s delay. */
+	private static final Duration EXPLODE_DELAY = Duration.ofMillis(200);
 
 	@Autowired
 	private RestTestClient client;
@@ -52,9 +62,9 @@ class DurableFailedCallsWebTests {
 	void failedCallsAreListedWithTheirKeysAndARequeueNamesThoseWhoseKeyANewCallTook() {
 		this.orders.remind(new DurableApp.Order("o-keyed-1", -1));
 		this.orders.remind(new DurableApp.Order("o-keyed-2", -1));
-		DurableCallsContractTests.dueNow(this.app);
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.durable.admin().failedCalls("orders.remind", 10).size() == 2);
+		dueNow();
+		VirtualTime.advance(this.app, POLL_INTERVAL);
+		assertThat(this.durable.admin().failedCalls("orders.remind", 10)).hasSize(2);
 		DocumentContext failed = read("/actuator/wheeltimer/durable/failed?method=orders.remind");
 		assertThat(failed.read("$.method", String.class)).isEqualTo("orders.remind");
 		assertThat(failed.read("$.total", Integer.class)).isEqualTo(2);
@@ -74,7 +84,10 @@ class DurableFailedCallsWebTests {
 	@Test
 	void eachRunOfAFailingMethodAgainByRunAndRequeueIsCountedFailedByItsMethodAndItsTimer() {
 		this.orders.explode("o-again");
-		await().atMost(Duration.ofSeconds(10)).until(() -> failedRunsOfExplode() == 1);
+		VirtualTime.advance(this.app, EXPLODE_DELAY.minus(TICK));
+		assertThat(failedRunsOfExplode()).as("never before its delay").isZero();
+		VirtualTime.advance(this.app, TICK);
+		assertThat(failedRunsOfExplode()).isOne();
 		UUID id = this.durable.admin().failedCalls("Orders.explode", 10).get(0).id();
 
 		this.client.post()
@@ -84,27 +97,35 @@ class DurableFailedCallsWebTests {
 			.exchange()
 			.expectStatus()
 			.isOk();
-		await().atMost(Duration.ofSeconds(10)).until(() -> failedRunsOfExplode() == 2);
+		VirtualTime.advance(this.app, TICK);
+		assertThat(failedRunsOfExplode()).isEqualTo(2);
 		assertThat(requeue("{\"method\": \"Orders.explode\"}").read("$.requeued", Integer.class)).isOne();
 
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-			DocumentContext timer = details();
-			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].failed"))
-				.as("ran three times, failed each time").containsExactly(3);
-			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].calls"))
-				.as("made once").containsExactly(1);
-			assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].completed"))
-				.containsExactly(0);
-			Map<String, Integer> counters = timer.read("$.counters");
-			assertThat(counters.get("failed")).as("the timer's failed are its methods' failed runs")
-				.isEqualTo(sum(timer.read("$.delayedMethods[*].failed")));
-			assertThat(counters.get("completed")).isEqualTo(sum(timer.read("$.delayedMethods[*].completed")));
-			assertThat(counters.get("completed") + counters.get("failed") + counters.get("withdrawn")
-					+ counters.get("cancelled") + counters.get("unprocessed") + counters.get("running")
-					+ timer.read("$.pendingTimeouts", Integer.class))
-				.as("every scheduled timeout is accounted for")
-				.isEqualTo(counters.get("scheduled"));
-		});
+		// Due now, pending: the next poll claims it.
+		VirtualTime.advance(this.app, POLL_INTERVAL);
+		DocumentContext timer = details();
+		assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].failed"))
+			.as("ran three times, failed each time").containsExactly(3);
+		assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].calls"))
+			.as("made once").containsExactly(1);
+		assertThat(timer.<List<Integer>>read("$.delayedMethods[?(@.method == '" + EXPLODE + "')].completed"))
+			.containsExactly(0);
+		Map<String, Integer> counters = timer.read("$.counters");
+		assertThat(counters.get("failed")).as("the timer's failed are its methods' failed runs")
+			.isEqualTo(sum(timer.read("$.delayedMethods[*].failed")));
+		assertThat(counters.get("completed")).isEqualTo(sum(timer.read("$.delayedMethods[*].completed")));
+		assertThat(counters.get("completed") + counters.get("failed") + counters.get("withdrawn")
+				+ counters.get("cancelled") + counters.get("unprocessed") + counters.get("running")
+				+ timer.read("$.pendingTimeouts", Integer.class))
+			.as("every scheduled timeout is accounted for")
+			.isEqualTo(counters.get("scheduled"));
+	}
+
+	/** Makes the pending calls due now, by the application's clock, as if their delay had passed. */
+	private void dueNow() {
+		JdbcTemplate jdbc = DurableCallsContractTests.jdbc(this.app);
+		jdbc.update("UPDATE WHEEL_TIMER_CALL SET due_at = ? WHERE state = 'PENDING'",
+				this.app.getBean(DurableDialect.class).instant(VirtualTime.now(this.app)));
 	}
 
 	private DocumentContext details() {
