@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.engine.DurableEngine;
 import org.junit.jupiter.api.Test;
@@ -15,18 +16,18 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * An operator's view of durable calls over HTTP: the instances sharing the database with the
  * methods each knows, and failed calls re-queued once the cause is fixed.
  */
-@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { DurableWebApp.class, VirtualTime.class }, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:durable-web;DB_CLOSE_DELAY=-1",
 				"wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
 				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",
@@ -34,6 +35,17 @@ import static org.awaitility.Awaitility.await;
 				"management.endpoint.wheeltimer.access=unrestricted" })
 @AutoConfigureRestTestClient
 class DurableCallsEndpointWebTests {
+
+	/** The default tick. */
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+
+	/** {@link Orders#explode}'s delay. */
+	private static final Duration EXPLODE_DELAY = Duration.ofMillis(200);
+
+	@Autowired
+	private ApplicationContext app;
 
 	@Autowired
 	private RestTestClient client;
@@ -50,18 +62,24 @@ class DurableCallsEndpointWebTests {
 	@Test
 	void failedCallsAreRequeuedByMethodOrAllAndRunAgain() {
 		this.orders.explode("o-1");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 1);
+		VirtualTime.advance(this.app, EXPLODE_DELAY.minus(TICK));
+		assertThat(this.durable.counts().failed()).as("never before its delay").isZero();
+		VirtualTime.advance(this.app, TICK);
+		assertThat(this.durable.counts().failed()).isOne();
 		assertThat(get().read("$.durable.calls.FAILED", Integer.class)).isEqualTo(1);
 
 		assertThat(requeue("{\"method\": \"Orders.cancelIfUnpaid\"}").read("$.requeued", Integer.class)).isZero();
 		DocumentContext requeued = requeue("{\"method\": \"Orders.explode\"}");
 		assertThat(requeued.read("$.method", String.class)).isEqualTo("Orders.explode");
 		assertThat(requeued.read("$.requeued", Integer.class)).isEqualTo(1);
-		// It runs again (and, its cause not fixed, fails again), as a new call: not a suspected duplicate.
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 2);
+		// Pending and due now, it runs again at the next poll (and, its cause not fixed, fails again), as
+		// a new call: not a suspected duplicate.
+		VirtualTime.advance(this.app, POLL_INTERVAL);
+		assertThat(this.durable.counts().failed()).isEqualTo(2);
 		assertThat(this.durable.counts().suspectedDuplicates()).isZero();
 		assertThat(requeue("").read("$.requeued", Integer.class)).isEqualTo(1);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == 3);
+		VirtualTime.advance(this.app, POLL_INTERVAL);
+		assertThat(this.durable.counts().failed()).isEqualTo(3);
 	}
 
 	@Test
