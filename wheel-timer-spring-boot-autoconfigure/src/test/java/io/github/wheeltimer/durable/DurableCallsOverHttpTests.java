@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
+import io.github.wheeltimer.VirtualTime;
 import io.github.wheeltimer.durable.DurableApp.Order;
 import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.engine.DurableEngine;
@@ -17,6 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.context.ApplicationContext;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -32,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * failed call's error and arguments and run it again; clear the calls of a method that is gone.
  * Each subclass runs them on one database.
  */
-@SpringBootTest(classes = DurableWebApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { DurableWebApp.class, VirtualTime.class }, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "wheel-timer.durable.instance-name=shop-1", "wheel-timer.durable.poll-interval=200ms",
 				"wheel-timer.durable.heartbeat-interval=200ms", "wheel-timer.durable.lease=1s",
 				"wheel-timer.durable.jdbc.initialize-schema=always",
@@ -43,6 +46,18 @@ import static org.awaitility.Awaitility.await;
 abstract class DurableCallsOverHttpTests {
 
 	private static final String CALLS = "/actuator/wheeltimer/durable/calls";
+
+	/** The default tick. */
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	/** {@link Orders#remind}'s delay. */
+	private static final Duration REMIND_DELAY = Duration.ofMinutes(30);
+
+	/** The delay of {@link Orders#explode} and {@link Orders#queued}. */
+	private static final Duration SHORT_DELAY = Duration.ofMillis(200);
+
+	@Autowired
+	private ApplicationContext app;
 
 	@Autowired
 	private RestTestClient client;
@@ -59,6 +74,7 @@ abstract class DurableCallsOverHttpTests {
 	@Test
 	void aCallFoundByKeyIsRescheduledThenCancelledAndAnotherRunsNow() {
 		String key = "o-" + UUID.randomUUID();
+		Instant calledAt = VirtualTime.now(this.app);
 		this.orders.remind(new Order(key, 4200));
 		DocumentContext found = read(CALLS + "?method=orders.remind&key=" + key);
 		assertThat(found.read("$.total", Integer.class)).isEqualTo(1);
@@ -66,7 +82,7 @@ abstract class DurableCallsOverHttpTests {
 		assertThat(found.read("$.calls[0].key", String.class)).isEqualTo(key);
 		assertThat(found.read("$.calls[0].arguments", String.class)).isEqualTo("[{\"id\":\"" + key + "\",\"cents\":4200}]");
 		Instant due = Instant.parse(found.read("$.calls[0].due", String.class));
-		assertThat(due).isAfter(Instant.now().plus(Duration.ofMinutes(29)));
+		assertThat(due).isEqualTo(calledAt.plus(REMIND_DELAY));
 		String id = found.read("$.calls[0].id", String.class);
 
 		Instant later = Instant.parse("2099-01-02T03:04:05Z");
@@ -87,9 +103,9 @@ abstract class DurableCallsOverHttpTests {
 		this.orders.remind(new Order(soon, 1));
 		String soonId = read(CALLS + "?method=orders.remind&key=" + soon).read("$.calls[0].id", String.class);
 		assertThat(send(soonId, "{\"action\": \"run\"}").read("$.state", String.class)).isEqualTo("CLAIMED");
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.jdbc.queryForList("SELECT call_id FROM test_run WHERE call_id = ?", String.class, soon)
-				.size() == 1);
+		VirtualTime.advance(this.app, TICK);
+		assertThat(this.jdbc.queryForList("SELECT call_id FROM test_run WHERE call_id = ?", String.class, soon))
+			.as("ran now, not after its delay").containsExactly(soon);
 	}
 
 	@Test
@@ -110,8 +126,10 @@ abstract class DurableCallsOverHttpTests {
 	void aFailedCallShowsItsErrorAndArgumentsAndRunsAgainFromItsPage() {
 		String key = "o-" + UUID.randomUUID();
 		this.orders.explode(key);
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> read(CALLS + "?method=Orders.explode&state=FAILED").read("$.total", Integer.class) == 1);
+		VirtualTime.advance(this.app, SHORT_DELAY.minus(TICK));
+		assertThat(read(CALLS + "?method=Orders.explode&state=FAILED").read("$.total", Integer.class))
+			.as("never before its delay").isZero();
+		VirtualTime.advance(this.app, TICK);
 		DocumentContext failed = read(CALLS + "?method=Orders.explode&state=failed");
 		assertThat(failed.read("$.state", String.class)).isEqualTo("FAILED");
 		assertThat(failed.read("$.calls[0].error", String.class)).isEqualTo("java.lang.IllegalStateException: boom for " + key);
@@ -124,7 +142,8 @@ abstract class DurableCallsOverHttpTests {
 		assertThat(again.read("$.id", String.class)).isEqualTo(id);
 		assertThat(again.read("$.attempts", Integer.class)).as("its run before stays counted").isOne();
 		// Its cause not fixed, it fails again, and is still there to be seen.
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.durable.counts().failed() == failures + 1);
+		VirtualTime.advance(this.app, TICK);
+		assertThat(this.durable.counts().failed()).isEqualTo(failures + 1);
 		assertThat(read(CALLS + "/" + id).read("$.state", String.class)).isEqualTo("FAILED");
 		this.client.delete().uri(CALLS + "/" + id).exchange().expectStatus().isOk();
 		this.client.get().uri(CALLS + "/" + id).exchange().expectStatus().isNotFound();
@@ -152,9 +171,17 @@ abstract class DurableCallsOverHttpTests {
 	@Test
 	void aRunningCallCannotBeCancelledOrMovedAndSaysSo() throws Exception {
 		Orders.queueMayMove = new CountDownLatch(1);
+		CompletableFuture<Void> advancing = null;
+		String key = "q-" + UUID.randomUUID();
 		try {
-			String key = "q-" + UUID.randomUUID();
 			this.orders.queued(key);
+			VirtualTime.advance(this.app, SHORT_DELAY.minus(TICK));
+			assertThat(read(CALLS + "?method=orders.queued&state=RUNNING").read("$.total", Integer.class))
+				.as("never before its delay").isZero();
+			// The advance that starts the call returns once the call has run, which it does only when the
+			// test lets it: it goes on a thread of its own, and the start gate's write, on that thread, is
+			// waited for on real time.
+			advancing = CompletableFuture.runAsync(() -> VirtualTime.advance(this.app, TICK));
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> read(CALLS + "?method=orders.queued&state=RUNNING").read("$.total", Integer.class) == 1);
 			String id = read(CALLS + "?method=orders.queued&state=RUNNING").read("$.calls[0].id", String.class);
@@ -167,6 +194,9 @@ abstract class DurableCallsOverHttpTests {
 		finally {
 			Orders.queueMayMove.countDown();
 		}
+		assertThat(advancing).succeedsWithin(Duration.ofSeconds(10));
+		assertThat(this.jdbc.queryForList("SELECT call_id FROM test_run WHERE call_id = ?", String.class, key))
+			.as("ran once, as it was").containsExactly(key);
 	}
 
 	@Test
