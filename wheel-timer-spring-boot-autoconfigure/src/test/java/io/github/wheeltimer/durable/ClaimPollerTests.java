@@ -207,6 +207,7 @@ class ClaimPollerTests {
 				harness.now().minus(Duration.ofMinutes(1)), dead, null, "");
 		harness.instances.advanceClock(lease.plusMillis(1));
 		harness.start();
+		// Partly on real time: the take-over waits until this instance has reached the database for a lease.
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			harness.advance(POLL_INTERVAL);
 			assertThat(harness.runs()).extracting(Run::orderId).containsExactly("o-1");

@@ -124,6 +124,7 @@ class DurableArgumentsReadingTests {
 		// Written by this version and changed by hand: a row of another version would be left to it.
 		DurableCallsContractTests.insertRow(jdbc, methodId, arguments, "PENDING", null, 0,
 				context.getBean(DurableEngine.class).shape(methodId));
+		// On real time: a row by SQL is due by the wall clock; what comes is the poll that claims it, not a delay.
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> !strict.received().isEmpty()
 					|| jdbc.queryForList("SELECT state FROM WHEEL_TIMER_CALL", String.class).contains("FAILED"));
@@ -137,6 +138,7 @@ class DurableArgumentsReadingTests {
 		JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 		DurableCallsContractTests.insertRow(jdbc, methodId, arguments, "PENDING", null, 0);
 		Strict strict = context.getBean(Strict.class);
+		// On real time: a row by SQL is due by the wall clock; what comes is the poll that claims it, not a delay.
 		await().atMost(Duration.ofSeconds(5)).until(() -> !strict.received().isEmpty());
 		return strict.received().get(0);
 	}

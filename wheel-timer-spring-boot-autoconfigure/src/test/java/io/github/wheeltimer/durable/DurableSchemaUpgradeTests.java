@@ -45,6 +45,7 @@ class DurableSchemaUpgradeTests {
 		try (ConfigurableApplicationContext app = DurableApp.start(url)) {
 			assertThat(Version1Database.version(jdbc, "WHEEL_TIMER_")).isEqualTo(2);
 			assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2);
+			// On real time: version 1 wrote these rows by the wall clock, before this instance started.
 			await().atMost(Duration.ofSeconds(20))
 				.untilAsserted(() -> assertThat(jdbc.queryForList("SELECT call_id FROM test_run WHERE method = 'far'",
 						String.class))

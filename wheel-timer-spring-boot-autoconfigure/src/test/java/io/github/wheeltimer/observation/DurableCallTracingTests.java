@@ -69,6 +69,7 @@ class DurableCallTracingTests {
 		boolean sampled = Boolean.TRUE.equals(request.context().sampled());
 		assertThat(row.get("trace_parent")).isEqualTo("00-" + traceId + "-" + spanId + (sampled ? "-01" : "-00"));
 
+		// On real time: the call crosses from an instance that stopped to one that starts after it.
 		ConfigurableApplicationContext runner = start(url);
 		Payments payments = runner.getBean(Payments.class);
 		String ranInTrace = payments.nextRun();

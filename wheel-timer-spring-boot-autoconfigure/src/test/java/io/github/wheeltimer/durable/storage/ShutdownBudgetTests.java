@@ -41,6 +41,7 @@ class ShutdownBudgetTests {
 					interrupted.set(true);
 				}
 			})).isFalse();
+			// On real time, as the budget is: the interrupt reaches the statement on its own thread.
 			await().atMost(Duration.ofSeconds(5)).untilTrue(interrupted);
 			AtomicInteger ran = new AtomicInteger();
 			assertThat(budget.run(ran::incrementAndGet)).isFalse();
