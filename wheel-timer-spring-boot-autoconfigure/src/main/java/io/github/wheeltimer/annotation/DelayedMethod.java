@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.wheeltimer.HandOff;
+import io.github.wheeltimer.HashedWheelTimer;
+import io.github.wheeltimer.Ticker;
 import io.github.wheeltimer.Timer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -35,6 +37,9 @@ public final class DelayedMethod {
 	private final String timerBeanName;
 
 	private final Timer timer;
+
+	/** Its timer's clock (a test's virtual clock too), what {@code @Retryable(timeout)} is measured on. */
+	private final Ticker ticker;
 
 	private final boolean returnsFuture;
 
@@ -88,6 +93,7 @@ public final class DelayedMethod {
 		this.delayNanos = saturatedNanos(delay);
 		this.timerBeanName = timerBeanName;
 		this.timer = timer;
+		this.ticker = (timer instanceof HashedWheelTimer wheel) ? wheel.ticker() : Ticker.system();
 		this.returnsFuture = returnsFuture;
 		this.executor = executor;
 		this.exceptionHandler = exceptionHandler;
@@ -240,6 +246,11 @@ public final class DelayedMethod {
 	 */
 	public Timer timer() {
 		return this.timer;
+	}
+
+	/** @return the reading of its timer's clock, in nanoseconds, as {@link System#nanoTime()} reads */
+	long nanoTime() {
+		return this.ticker.nanoTime();
 	}
 
 	/**

@@ -89,7 +89,7 @@ final class InMemoryCall implements DelayedTask, Runnable {
 	private volatile @Nullable Throwable lastFailure;
 
 	/**
-	 * When the first attempt started (System.nanoTime()), for {@code @Retryable(timeout)}: written
+	 * When the first attempt started, by its timer's clock, for {@code @Retryable(timeout)}: written
 	 * on the executor's thread, read where the attempt ends, which may be another thread.
 	 */
 	private volatile long firstStartNanos;
@@ -148,7 +148,8 @@ final class InMemoryCall implements DelayedTask, Runnable {
 		}
 		Runnable observe = () -> this.context.ended(this.method, DelayedCallOutcome.CANCELLED, null);
 		try {
-			this.method.executor().execute(observe);
+			// In flight meanwhile, as a run is: the shutdown and a virtual clock wait for it.
+			this.method.execute(observe);
 		}
 		catch (RejectedExecutionException refused) {
 			observe.run();
@@ -212,7 +213,7 @@ final class InMemoryCall implements DelayedTask, Runnable {
 			}
 			DelayedCallObserver.Run run = this.context.start(this.method, this.latenessNanos, this.attempt, null, null);
 			if (this.method.retry() != null && this.attempt == 1) {
-				this.firstStartNanos = System.nanoTime();
+				this.firstStartNanos = this.method.nanoTime();
 			}
 			try {
 				// The rest of the advice chain (transactions, other aspects), then the method itself.
@@ -309,7 +310,7 @@ final class InMemoryCall implements DelayedTask, Runnable {
 			return;
 		}
 		DelayedRetry.Next next = retry.next(ex, this.attempt,
-				Duration.ofNanos(System.nanoTime() - this.firstStartNanos));
+				Duration.ofNanos(this.method.nanoTime() - this.firstStartNanos));
 		Duration delay = next.delay();
 		if (delay == null) {
 			retry.publish(this.invocation, ex, next.stop());

@@ -184,6 +184,26 @@ class DelayedRetryTests {
 			});
 	}
 
+	/**
+	 * Its timeout is measured on the timer's clock, as its backoffs are: a minute apart, the third
+	 * attempt fails two minutes after the first began, and a fourth would start past 2.5 minutes.
+	 */
+	@Test
+	void aRetryableTimeoutIsMeasuredOnTheTimersClockAsItsBackoffsAre() {
+		this.contextRunner.run((context) -> {
+			Warehouse warehouse = context.getBean(Warehouse.class);
+			Duration calledAt = context.getBean(VirtualTicker.class).elapsed();
+			CompletableFuture<String> shipped = warehouse.shipWithinTimeout("order-8");
+			VirtualTime.advance(context, Duration.ofHours(1));
+			Duration first = calledAt.plus(DELAY);
+			assertThat(warehouse.attempts()).containsExactly(first, first.plusMinutes(1), first.plusMinutes(2));
+			assertThat(shipped).failsWithin(Duration.ZERO)
+				.withThrowableOfType(ExecutionException.class)
+				.havingCause()
+				.withMessage("busy at attempt 3 for order-8");
+		});
+	}
+
 	@Test
 	void aRetryableAttributeThatIsNotADurationFailsStartupNamingTheMethodAndTheValue() {
 		this.contextRunner.withPropertyValues("test.retry-delay=soon").run((context) -> {
@@ -257,6 +277,14 @@ class DelayedRetryTests {
 				throw new IllegalStateException("busy at attempt " + attempt + " for " + orderId);
 			}
 			return CompletableFuture.completedFuture("shipped " + orderId + " at attempt " + attempt);
+		}
+
+		/** Always fails; its retries end once the next would start past its timeout. */
+		@DelayedExecution(delay = 20)
+		@Retryable(maxRetries = 10, delay = 60_000, timeout = 150_000)
+		public CompletableFuture<String> shipWithinTimeout(String orderId) {
+			this.attempts.add(this.clock.elapsed());
+			throw new IllegalStateException("busy at attempt " + this.attempts.size() + " for " + orderId);
 		}
 
 		public List<Duration> attempts() {
