@@ -115,7 +115,7 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 	}
 
 	/** The commit fails as a broken connection's does: what the transaction did is rolled back. */
-	static final class AtCommit extends AtItsEnd {
+	static sealed class AtCommit extends AtItsEnd {
 
 		@Override
 		void end(PlatformTransactionManager transactions, TransactionStatus status) throws TransactionException {
@@ -124,7 +124,12 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 				return;
 			}
 			transactions.rollback(status);
-			throw broken("Could not commit JDBC transaction");
+			throw failure();
+		}
+
+		/** What the commit throws. */
+		TransactionSystemException failure() {
+			return broken("Could not commit JDBC transaction");
 		}
 
 	}
@@ -135,16 +140,11 @@ abstract sealed class TransactionFailsOnce implements BeanPostProcessor {
 	 * commit's (which it only logs), and HikariCP's closed connection says only "Connection is
 	 * closed", with no SQLState. Seen under a database outage in the cluster tests.
 	 */
-	static final class AtCommitThenRollback extends AtItsEnd {
+	static final class AtCommitThenRollback extends AtCommit {
 
 		@Override
-		void end(PlatformTransactionManager transactions, TransactionStatus status) throws TransactionException {
-			if (!failing(status)) {
-				super.end(transactions, status);
-				return;
-			}
-			transactions.rollback(status);
-			throw new TransactionSystemException("JDBC rollback failed (test)",
+		TransactionSystemException failure() {
+			return new TransactionSystemException("JDBC rollback failed (test)",
 					new SQLException("Connection is closed (test)"));
 		}
 
