@@ -19,6 +19,12 @@ import io.github.wheeltimer.virtualtime.VirtualTicker.Work;
  * the workers are settled at generation g, then the work is idle, then the generation is still g.
  * A worker that woke, parked or was unparked in between (a task on an executor scheduling a
  * timeout, say) changes the generation and sends the check round again.
+ *
+ * <p>Works are asked one after another, and may hand work to each other: a call that ends on an
+ * executor queues its row's write for another thread, then counts itself done. Asked just before
+ * that hand-off, the writer is idle; asked just after it, the executor is idle too, while the
+ * write is still to come. So a first pass that finds every work idle is confirmed by a second
+ * one: work that moved between two works during the first is seen where it went.
  */
 final class Settler {
 
@@ -64,6 +70,9 @@ final class Settler {
 				throw stuck(startedAt);
 			}
 			String busy = firstBusyWork();
+			if (busy == null) {
+				busy = firstBusyWork();
+			}
 			if (busy == null) {
 				if (this.clock.isStill(settledGeneration)) {
 					return settledGeneration;

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.wheeltimer.HashedWheelTimer;
@@ -71,6 +72,36 @@ class VirtualTickerTaskExecutorTests {
 		this.ticker.advance(Duration.ofSeconds(1));
 		assertThat(asked).hasValueGreaterThanOrEqualTo(5);
 		assertThat(this.ticker.elapsed()).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	/**
+	 * A run, started by the last timeout of the advance, ends by queueing its write for another
+	 * thread just as the works are asked: the writer, asked first, is idle; the run, asked next,
+	 * has handed over and is idle too. The write must still be waited for.
+	 */
+	@Test
+	void advanceWaitsForWorkThatOneRegisteredWorkHandsToAnotherWhileTheyAreAsked() {
+		AtomicInteger writesLeft = new AtomicInteger();
+		AtomicBoolean running = new AtomicBoolean();
+		this.ticker.awaitAlso(() -> (writesLeft.getAndUpdate((left) -> Math.max(0, left - 1)) > 0) ? "writing" : null);
+		this.ticker.awaitAlso(() -> {
+			if (running.compareAndSet(true, false)) {
+				writesLeft.set(3);
+			}
+			return null;
+		});
+		HashedWheelTimer onItsWorker = HashedWheelTimer.builder()
+			.tickDuration(Duration.ofMillis(1))
+			.ticker(this.ticker)
+			.build();
+		try {
+			onItsWorker.newTimeout((timeout) -> running.set(true), Duration.ofSeconds(1));
+			this.ticker.advance(Duration.ofSeconds(1));
+			assertThat(writesLeft).as("the write the run handed over, waited for").hasValue(0);
+		}
+		finally {
+			onItsWorker.stop();
+		}
 	}
 
 	/** A task that runs {@code left} times in all, one second apart, each time scheduled by the one before. */
