@@ -145,11 +145,6 @@ public record DurableCallsDescriptor(Instant now, Map<String, Long> calls, Map<S
 	 * @param key its key, or {@code null} if it had none; given back when it is re-queued
 	 * @param attempts how many times it started, ever: retries and runs before an operator re-queued
 	 * it included
-	 * @param failures how many of those runs failed
-	 * @param retries the {@code @Retryable} retries of its current round: a waiting call with retries
-	 * is a retry, due at {@code due}, after the failure at {@code failedAt} with {@code error}
-	 * @param maxRetries its method's {@code @Retryable(maxRetries)}, or {@code null} (left out) for a
-	 * method not retried, or one this instance does not know
 	 * @param failedAt when it failed, by the database's clock
 	 * @param error why
 	 */
