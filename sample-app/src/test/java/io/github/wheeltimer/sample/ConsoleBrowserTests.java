@@ -39,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  * {@code application.yml}: an operator finds a payment timeout by its order id and cancels it, and
  * re-queues one that failed. The console does both through the {@code wheeltimer} endpoint alone.
  * <p>
- * {@code -Dscreenshots=true} also saves the README's screenshots to {@code docs/images/}.
+ * {@code -Dscreenshots=true} also saves the screenshots of {@code docs/console.md} to {@code docs/images/}.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		// Far payment timeouts, within the durable horizon: they wait on the wheel the console draws

@@ -19,7 +19,7 @@ import org.openqa.selenium.WebElement;
  */
 public final class ConsoleScreen implements AutoCloseable {
 
-	/** Where the README's screenshots go, from the sample's directory: the repository's docs. */
+	/** Where the screenshots of {@code docs/console.md} go, from the sample's directory. */
 	static final Path SCREENSHOTS = Path.of("..", "docs", "images");
 
 	private final WebDriver browser = HeadlessChromium.start();
@@ -222,7 +222,7 @@ public final class ConsoleScreen implements AutoCloseable {
 	}
 
 	/**
-	 * Saves what the console shows as {@code docs/images/<name>.png} for the README, only when the
+	 * Saves what the console shows as {@code docs/images/<name>.png} for its page, only when the
 	 * build asks for it ({@code -Dscreenshots=true}): a normal build leaves the tree as it was.
 	 */
 	public void screenshotForReadme(String name) throws IOException {

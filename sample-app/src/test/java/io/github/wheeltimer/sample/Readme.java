@@ -7,12 +7,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The shell commands of the repository's README, as a reader would copy them: each line of a
- * {@code ```bash} block, with backslash-continued lines joined.
+ * The shell commands of the repository's README, or of the README and pages of {@code docs/}, as a
+ * reader would copy them: each line of a {@code ```bash} block, with backslash-continued lines
+ * joined, file after file.
  */
 record Readme(List<String> commands) {
 
-	static Readme read(Path file) throws IOException {
+	static Readme read(Path... files) throws IOException {
+		List<String> commands = new ArrayList<>();
+		for (Path file : files) {
+			commands.addAll(commands(file));
+		}
+		return new Readme(List.copyOf(commands));
+	}
+
+	private static List<String> commands(Path file) throws IOException {
 		List<String> commands = new ArrayList<>();
 		boolean inBashBlock = false;
 		StringBuilder command = new StringBuilder();
@@ -36,7 +45,7 @@ record Readme(List<String> commands) {
 			}
 			command.setLength(0);
 		}
-		return new Readme(List.copyOf(commands));
+		return commands;
 	}
 
 	List<String> commandsStartingWith(String prefix) {

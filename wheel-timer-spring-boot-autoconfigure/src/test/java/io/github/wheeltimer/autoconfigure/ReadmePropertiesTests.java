@@ -18,12 +18,13 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's property tables say what the configuration metadata says: the same properties,
- * with the same defaults, so that the README cannot drift from the code.
+ * The property tables of {@code docs/properties.md}, the README's page of properties, say what the
+ * configuration metadata says: the same properties, with the same defaults, so that the page cannot
+ * drift from the code.
  */
 class ReadmePropertiesTests {
 
-	private static final Path README = Path.of("..", "README.md");
+	private static final Path PROPERTIES = Path.of("..", "docs", "properties.md");
 
 	private static final String METADATA = "META-INF/spring-configuration-metadata.json";
 
@@ -33,17 +34,17 @@ class ReadmePropertiesTests {
 	private static final String NAMED_TIMER = "wheel-timer.timers.<name>.";
 
 	@Test
-	void theReadmeListsEveryPropertyWithItsDefaultAndNoOther() throws IOException {
-		Map<String, String> readme = readmeDefaults();
+	void thePropertiesPageListsEveryPropertyWithItsDefaultAndNoOther() throws IOException {
+		Map<String, String> page = pageDefaults();
 		// The console's rows are its own module's metadata; ConsoleReadmePropertiesTests checks them.
-		readme.keySet().removeIf((name) -> name.startsWith(NAMED_TIMER) || name.startsWith("wheel-timer.console."));
-		assertThat(readme).isEqualTo(metadataDefaults());
+		page.keySet().removeIf((name) -> name.startsWith(NAMED_TIMER) || name.startsWith("wheel-timer.console."));
+		assertThat(page).isEqualTo(metadataDefaults());
 	}
 
 	@Test
-	void theReadmeListsEachSettingOfANamedTimerAndTheDefaultItFallsBackTo() throws IOException {
+	void thePropertiesPageListsEachSettingOfANamedTimerAndTheDefaultItFallsBackTo() throws IOException {
 		Map<String, String> named = new LinkedHashMap<>();
-		readmeDefaults().forEach((name, fallback) -> {
+		pageDefaults().forEach((name, fallback) -> {
 			if (name.startsWith(NAMED_TIMER)) {
 				named.put(name.substring(NAMED_TIMER.length()), fallback);
 			}
@@ -59,9 +60,9 @@ class ReadmePropertiesTests {
 		assertThat(named).isEqualTo(expected);
 	}
 
-	private static Map<String, String> readmeDefaults() throws IOException {
+	private static Map<String, String> pageDefaults() throws IOException {
 		Map<String, String> defaults = new LinkedHashMap<>();
-		for (String line : Files.readAllLines(README)) {
+		for (String line : Files.readAllLines(PROPERTIES)) {
 			Matcher row = ROW.matcher(line);
 			if (row.matches()) {
 				defaults.put(row.group(1), row.group(2));
@@ -80,8 +81,8 @@ class ReadmePropertiesTests {
 			if (name.endsWith(".cache.time-to-live") || name.equals("wheel-timer.timers")) {
 				continue;
 			}
-			// Enum defaults are written as constants (read_only); the README, as they are set (read-only).
-			// A property with no fixed default (computed at startup) reads "none" in the README.
+			// Enum defaults are written as constants (read_only); the page, as they are set (read-only).
+			// A property with no fixed default (computed at startup) reads "none" on the page.
 			Object defaultValue = property.get("defaultValue");
 			String value = (defaultValue != null) ? defaultValue.toString() : "none";
 			defaults.put(name, value.matches("[a-z]+(_[a-z]+)+") ? value.replace('_', '-') : value);

@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * What a deploy that changes a durable method's parameter does to the calls written before it:
- * calls written by one version ({@code write}) read by the next ({@code read}). The changes a
- * README section calls compatible read every value back, a property added reading as empty; the
+ * calls written by one version ({@code write}) read by the next ({@code read}). The changes
+ * {@code docs/deploys.md} calls compatible read every value back, a property added reading as empty; the
  * others fail with a message that names the property, what the row holds, what this version reads
  * and what to do. And the argument shape, which rows record, changes with each of them.
  */
@@ -60,7 +60,7 @@ class DurableArgumentsVersionsTests {
 
 	/**
 	 * A class with setters, unlike a record: Jackson calls no setter for a property the row lacks,
-	 * so an added primitive keeps its default. The README says so: declare added numbers boxed.
+	 * so an added primitive keeps its default. {@code docs/deploys.md} says so: declare added numbers boxed.
 	 */
 	@Test
 	void aPrimitivePropertyAddedToAClassWithSettersKeepsItsDefaultOnCallsWrittenWithoutIt() {

@@ -15,11 +15,12 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's table of the console's properties says what the configuration metadata says.
+ * The table of the console's properties in {@code docs/properties.md}, the README's page of
+ * properties, says what the configuration metadata says.
  */
 class ConsoleReadmePropertiesTests {
 
-	private static final Path README = Path.of("..", "README.md");
+	private static final Path PROPERTIES = Path.of("..", "docs", "properties.md");
 
 	private static final Path METADATA = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
 
@@ -27,19 +28,19 @@ class ConsoleReadmePropertiesTests {
 	private static final Pattern ROW = Pattern.compile("^\\| `(wheel-timer\\.console\\.[a-z0-9.-]+)` \\| `([^`]*)` \\| .+\\|$");
 
 	@Test
-	void theReadmeListsEveryPropertyOfTheConsoleWithItsDefault() throws IOException {
-		Map<String, String> readme = new LinkedHashMap<>();
-		for (String line : Files.readAllLines(README)) {
+	void thePropertiesPageListsEveryPropertyOfTheConsoleWithItsDefault() throws IOException {
+		Map<String, String> page = new LinkedHashMap<>();
+		for (String line : Files.readAllLines(PROPERTIES)) {
 			Matcher row = ROW.matcher(line);
 			if (row.matches()) {
-				readme.put(row.group(1), row.group(2));
+				page.put(row.group(1), row.group(2));
 			}
 		}
 		Map<String, String> metadata = new LinkedHashMap<>();
 		List<Map<String, Object>> properties = JsonPath.read(METADATA.toFile(), "$.properties[*]");
 		properties.forEach((property) -> metadata.put((String) property.get("name"),
 				String.valueOf(property.get("defaultValue"))));
-		assertThat(readme).isEqualTo(metadata);
+		assertThat(page).isEqualTo(metadata);
 	}
 
 }

@@ -15,8 +15,9 @@ final class ConsoleSecurity {
 	}
 
 	/**
-	 * The README's configuration: form login, Spring Security's default CSRF protection (the token
-	 * kept in the session), operators ({@code OPS}) change, support staff ({@code SUPPORT}) look.
+	 * The configuration of {@code docs/production.md}: form login, Spring Security's default CSRF
+	 * protection (the token kept in the session), operators ({@code OPS}) change, support staff
+	 * ({@code SUPPORT}) look.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	static class FormLogin {

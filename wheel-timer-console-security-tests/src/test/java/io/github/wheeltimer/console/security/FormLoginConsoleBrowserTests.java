@@ -15,9 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The console behind the README's Spring Security configuration: form login, the CSRF protection
- * Spring Security turns on by default (its token kept in the session), operators who change and
- * support staff who look. Every change goes through the console in Chromium and is checked
+ * The console behind the Spring Security configuration of {@code docs/production.md}: form login,
+ * the CSRF protection Spring Security turns on by default (its token kept in the session),
+ * operators who change and support staff who look. Every change goes through the console in Chromium and is checked
  * through {@code DurableCalls}.
  */
 @SpringBootTest(classes = { SecuredShop.class, ConsoleSecurity.FormLogin.class },

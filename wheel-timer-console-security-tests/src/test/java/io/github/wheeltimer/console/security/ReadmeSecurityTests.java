@@ -10,17 +10,18 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's Spring Security configuration for the console is the one the browser tests run:
- * its rules, line by line, are those of {@link ConsoleSecurity.FormLogin}.
+ * The Spring Security configuration for the console in {@code docs/production.md}, the README's page
+ * on running it in production, is the one the browser tests run: its rules, line by line, are those
+ * of {@link ConsoleSecurity.FormLogin}.
  */
 class ReadmeSecurityTests {
 
 	@Test
-	void theReadmesSecurityConfigurationIsTheOneTheBrowserTestsRun() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"));
-		int marker = readme.indexOf("<!-- console-security:");
-		assertThat(marker).as("the README's marked configuration").isPositive();
-		String snippet = readme.substring(marker, readme.indexOf("\n```\n", readme.indexOf("```java", marker)));
+	void theDocumentedSecurityConfigurationIsTheOneTheBrowserTestsRun() throws IOException {
+		String page = Files.readString(Path.of("..", "docs", "production.md"));
+		int marker = page.indexOf("<!-- console-security:");
+		assertThat(marker).as("the page's marked configuration").isPositive();
+		String snippet = page.substring(marker, page.indexOf("\n```\n", page.indexOf("```java", marker)));
 		String source = Files.readString(
 				Path.of("src/test/java/io/github/wheeltimer/console/security/ConsoleSecurity.java"));
 		String formLogin = source.substring(source.indexOf("static class FormLogin"));
