@@ -58,7 +58,7 @@ public class WheelTimerDurableProperties {
 	/**
 	 * Name of this instance, shown to operators. Defaults to spring.application.name (or
 	 * "application"), the process id and the host name. When set, it must be this instance's alone
-	 * (a StatefulSet pod's name), at most 200 characters: an instance that starts with the name of
+	 * (a StatefulSet pod's name, ${HOSTNAME}), at most 200 characters: an instance that starts with the name of
 	 * one that died takes its calls over without waiting for its lease, once their heartbeat has
 	 * been silent for half the lease.
 	 */

@@ -23,7 +23,7 @@ public class WheelTimerProperties {
 
 	/**
 	 * Whether to auto-configure the timer and run @DelayedExecution methods on it. When false,
-	 * annotated methods run at once.
+	 * annotated methods run at once, in the caller's thread.
 	 */
 	private boolean enabled = true;
 
@@ -48,7 +48,7 @@ public class WheelTimerProperties {
 	private long maxPendingTimeouts = 0;
 
 	/**
-	 * Name of the timer's worker thread.
+	 * Name of the timer's worker thread, a daemon thread.
 	 */
 	private String threadName = "wheel-timer";
 

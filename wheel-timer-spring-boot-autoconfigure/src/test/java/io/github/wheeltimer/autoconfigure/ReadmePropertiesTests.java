@@ -31,6 +31,10 @@ class ReadmePropertiesTests {
 	/** A row of a property table: | `name` | `default` | meaning | */
 	private static final Pattern ROW = Pattern.compile("^\\| `([a-z0-9.<>-]+)` \\| `([^`]*)` \\| .+\\|$");
 
+	/** A row's name and meaning. */
+	private static final Pattern MEANING = Pattern.compile("^\\| `([a-z0-9.<>-]+)` \\| `[^`]*` \\| (.+) \\|$");
+
+
 	private static final String NAMED_TIMER = "wheel-timer.timers.<name>.";
 
 	@Test
@@ -58,6 +62,36 @@ class ReadmePropertiesTests {
 			.forEach((setting) -> expected.put(setting,
 					setting.equals("thread-name") ? "wheel-timer.thread-name-<name>" : "wheel-timer." + setting));
 		assertThat(named).isEqualTo(expected);
+	}
+
+	/**
+	 * The meaning of each of the starter's properties is its description in the metadata, which is
+	 * the Javadoc of its field: said once, in the code, which IDEs show too. The page may set names
+	 * and values in code type.
+	 */
+	@Test
+	void eachPropertysMeaningIsItsDescriptionInTheMetadata() throws IOException {
+		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[*]");
+		Map<String, String> descriptions = new LinkedHashMap<>();
+		for (Map<String, Object> property : properties) {
+			if (property.get("description") != null) {
+				descriptions.put((String) property.get("name"), plain((String) property.get("description")));
+			}
+		}
+		Map<String, String> meanings = new LinkedHashMap<>();
+		for (String line : Files.readAllLines(PROPERTIES)) {
+			Matcher row = MEANING.matcher(line);
+			if (row.matches() && row.group(1).startsWith("wheel-timer.") && descriptions.containsKey(row.group(1))) {
+				meanings.put(row.group(1), plain(row.group(2)));
+			}
+		}
+		assertThat(meanings).as("the starter's rows").hasSizeGreaterThanOrEqualTo(20);
+		meanings.forEach((name, meaning) -> assertThat(meaning).as(name).isEqualTo(descriptions.get(name)));
+	}
+
+	/** Without code type, and with single spaces: what a reader reads. */
+	private static String plain(String text) {
+		return text.replace("`", "").replaceAll("\\s+", " ").strip();
 	}
 
 	private static Map<String, String> pageDefaults() throws IOException {
