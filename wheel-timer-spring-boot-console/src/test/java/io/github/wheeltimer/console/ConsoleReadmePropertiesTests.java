@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,34 +31,34 @@ class ConsoleReadmePropertiesTests {
 
 	@Test
 	void thePropertiesPageListsEveryPropertyOfTheConsoleWithItsDefault() throws IOException {
-		Map<String, String> page = new LinkedHashMap<>();
-		for (String line : Files.readAllLines(PROPERTIES)) {
-			Matcher row = ROW.matcher(line);
-			if (row.matches()) {
-				page.put(row.group(1), row.group(2));
-			}
-		}
-		Map<String, String> metadata = new LinkedHashMap<>();
-		List<Map<String, Object>> properties = JsonPath.read(METADATA.toFile(), "$.properties[*]");
-		properties.forEach((property) -> metadata.put((String) property.get("name"),
-				String.valueOf(property.get("defaultValue"))));
-		assertThat(page).isEqualTo(metadata);
+		assertThat(page(2, String::valueOf)).isEqualTo(metadata("defaultValue", String::valueOf));
 	}
 
 	@Test
 	void eachPropertysMeaningIsItsDescriptionInTheMetadata() throws IOException {
+		assertThat(page(3, ConsoleReadmePropertiesTests::plain)).isNotEmpty()
+			.isEqualTo(metadata("description", ConsoleReadmePropertiesTests::plain));
+	}
+
+	/** Each console property of the page, with the column {@code group} of its row. */
+	private static Map<String, String> page(int group, UnaryOperator<String> read) throws IOException {
 		Map<String, String> page = new LinkedHashMap<>();
 		for (String line : Files.readAllLines(PROPERTIES)) {
 			Matcher row = ROW.matcher(line);
 			if (row.matches()) {
-				page.put(row.group(1), plain(row.group(3)));
+				page.put(row.group(1), read.apply(row.group(group)));
 			}
 		}
+		return page;
+	}
+
+	/** Each property of the console's metadata, with its {@code field}. */
+	private static Map<String, String> metadata(String field, UnaryOperator<String> read) throws IOException {
 		Map<String, String> metadata = new LinkedHashMap<>();
 		List<Map<String, Object>> properties = JsonPath.read(METADATA.toFile(), "$.properties[*]");
 		properties.forEach((property) -> metadata.put((String) property.get("name"),
-				plain(String.valueOf(property.get("description")))));
-		assertThat(page).isNotEmpty().isEqualTo(metadata);
+				read.apply(String.valueOf(property.get(field)))));
+		return metadata;
 	}
 
 	/** Without code type, and with single spaces: what a reader reads. */
