@@ -17,9 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * build compiles.
  * <p>
  * A page ties an example to its source with a line {@code <!-- example: path -->}, the path from
- * the repository's root, right before the example's {@code ```java} fence (in a quote too). The example, read
- * without what precedes its fence on the fence's line (a quote's {@code > }, a list item's
- * indentation), equals the source's regions: the lines between a {@code // example: start} line
+ * the repository's root, right before the example's {@code ```java} fence (in a quote too). The
+ * example, read without what precedes its fence on the fence's line (a quote's {@code > }, a list
+ * item's indentation), equals the source's regions: the lines between a {@code // example: start} line
  * and the next {@code // example: end} line, each region without the indentation of its
  * {@code // example: start} line, the regions one after the other in the file's order, tabs read
  * as four spaces, trailing spaces ignored.
