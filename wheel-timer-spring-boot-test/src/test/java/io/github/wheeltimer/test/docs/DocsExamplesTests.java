@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Java examples of the pages in {@code docs/} that name a source of this module are code this
- * build compiles.
+ * The Java examples of the README and of the pages in {@code docs/} are code this build compiles,
+ * in whichever module's tests they are (this test compares text only, so one class checks them
+ * all; the modules' own tests run them).
  * <p>
  * A page ties an example to its source with a line {@code <!-- example: path -->}, the path from
  * the repository's root, right before the example's {@code ```java} fence (in a quote too). The
@@ -28,14 +29,13 @@ class DocsExamplesTests {
 
 	private static final Path ROOT = Path.of("..");
 
-	private static final String MODULE = "wheel-timer-spring-boot-test/";
-
 	private static final String MARKER = "<!-- example: ";
 
 	@Test
 	void everyMarkedExampleIsTheCodeOfItsSource() throws IOException {
-		List<Example> examples = examples(MODULE);
-		assertThat(examples).as("the examples of docs/ whose source is in %s", MODULE).isNotEmpty();
+		List<Example> examples = examples();
+		assertThat(examples).as("the marked examples").extracting(Example::page)
+			.contains("README.md", "annotation.md", "core.md", "durable-calls.md", "testing.md");
 		SoftAssertions softly = new SoftAssertions();
 		for (Example example : examples) {
 			softly.assertThat(example.lines())
@@ -45,30 +45,32 @@ class DocsExamplesTests {
 		softly.assertAll();
 	}
 
-	/** The marked examples whose source is in {@code module}. */
-	static List<Example> examples(String module) throws IOException {
+	/** The marked examples of the README and of docs/. */
+	static List<Example> examples() throws IOException {
+		List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
+		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
+		}
 		List<Example> examples = new ArrayList<>();
-		try (Stream<Path> pages = Files.list(ROOT.resolve("docs"))) {
-			for (Path page : pages.filter((path) -> path.toString().endsWith(".md")).sorted().toList()) {
-				List<String> lines = Files.readAllLines(page);
-				for (int i = 0; i < lines.size(); i++) {
-					String line = lines.get(i).strip();
-					if (line.startsWith(">")) {
-						line = line.substring(1).strip();
-					}
-					if (!line.startsWith(MARKER) || !line.substring(MARKER.length()).startsWith(module)) {
-						continue;
-					}
-					String source = line.substring(MARKER.length(), line.indexOf(" -->"));
-					String fence = lines.get(i + 1);
-					assertThat(fence).as("the line after %s in %s", line, page).endsWith("```java");
-					String prefix = fence.substring(0, fence.indexOf("```java"));
-					List<String> example = new ArrayList<>();
-					for (int j = i + 2; !unprefixed(lines.get(j), prefix).equals("```"); j++) {
-						example.add(unprefixed(lines.get(j), prefix).stripTrailing());
-					}
-					examples.add(new Example(page.getFileName().toString(), i + 1, example, source));
+		for (Path page : pages) {
+			List<String> lines = Files.readAllLines(page);
+			for (int i = 0; i < lines.size(); i++) {
+				String line = lines.get(i).strip();
+				if (line.startsWith(">")) {
+					line = line.substring(1).strip();
 				}
+				if (!line.startsWith(MARKER)) {
+					continue;
+				}
+				String source = line.substring(MARKER.length(), line.indexOf(" -->"));
+				String fence = lines.get(i + 1);
+				assertThat(fence).as("the line after %s in %s", line, page).endsWith("```java");
+				String prefix = fence.substring(0, fence.indexOf("```java"));
+				List<String> example = new ArrayList<>();
+				for (int j = i + 2; !unprefixed(lines.get(j), prefix).equals("```"); j++) {
+					example.add(unprefixed(lines.get(j), prefix).stripTrailing());
+				}
+				examples.add(new Example(page.getFileName().toString(), i + 1, example, source));
 			}
 		}
 		return examples;

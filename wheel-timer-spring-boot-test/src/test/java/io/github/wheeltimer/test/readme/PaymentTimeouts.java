@@ -9,7 +9,8 @@ import io.github.wheeltimer.annotation.DelayedExecution;
 
 import org.springframework.stereotype.Service;
 
-// The README's step 2, from here to the end: ReadmeExamplesTests keeps them the same.
+// The README's step 2: DocsExamplesTests keeps it the same as this region.
+// example: start
 @Service
 public class PaymentTimeouts {
 
@@ -29,3 +30,4 @@ public class PaymentTimeouts {
 		return cancelled.contains(orderId);
 	}
 }
+// example: end

@@ -12,7 +12,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-// The README's step 4, from here to the end: ReadmeExamplesTests keeps them the same.
+// The README's step 4: DocsExamplesTests keeps it the same as this region.
+// example: start
 @SpringBootTest
 @VirtualWheelTime
 class PaymentTimeoutsTests {
@@ -36,3 +37,4 @@ class PaymentTimeoutsTests {
 		assertThat(reminder).isCompletedWithValue("reminded 42");
 	}
 }
+// example: end
