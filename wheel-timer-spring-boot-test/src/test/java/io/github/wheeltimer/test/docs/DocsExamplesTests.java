@@ -45,14 +45,38 @@ class DocsExamplesTests {
 		softly.assertAll();
 	}
 
-	/** The marked examples of the README and of docs/. */
-	static List<Example> examples() throws IOException {
+	/**
+	 * No Java example goes unchecked: each is marked with its source, or is the security
+	 * configuration that {@code ReadmeSecurityTests} checks against the one its browser tests run.
+	 */
+	@Test
+	void everyJavaExampleIsMarked() throws IOException {
+		List<String> unmarked = new ArrayList<>();
+		for (Path page : pages()) {
+			List<String> lines = Files.readAllLines(page);
+			for (int i = 1; i < lines.size(); i++) {
+				String before = lines.get(i - 1).strip().replaceFirst("^>\\s*", "");
+				if (lines.get(i).strip().replaceFirst("^>\\s*", "").equals("```java") && !before.startsWith(MARKER)
+						&& !before.startsWith("<!-- console-security:")) {
+					unmarked.add(page.getFileName() + ":" + (i + 1));
+				}
+			}
+		}
+		assertThat(unmarked).as("Java examples without their source").isEmpty();
+	}
+
+	private static List<Path> pages() throws IOException {
 		List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
 		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
 			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
 		}
+		return pages;
+	}
+
+	/** The marked examples of the README and of docs/. */
+	static List<Example> examples() throws IOException {
 		List<Example> examples = new ArrayList<>();
-		for (Path page : pages) {
+		for (Path page : pages()) {
 			List<String> lines = Files.readAllLines(page);
 			for (int i = 0; i < lines.size(); i++) {
 				String line = lines.get(i).strip();
