@@ -83,7 +83,8 @@ class DocumentationLinksTests {
 		assertThat(problem(readme, "https://example.com/#anything")).isNull();
 	}
 
-	private static List<Path> pages() throws IOException {
+	/** The README and the pages of docs/, in that order: what the documentation tests read. */
+	static List<Path> pages() throws IOException {
 		List<Path> pages = new ArrayList<>();
 		pages.add(ROOT.resolve("README.md"));
 		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
@@ -77,13 +76,9 @@ class DocumentationYamlTests {
 	}
 
 	private static List<Example> examples() throws IOException {
-		List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
-		try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-			docs.filter((page) -> page.toString().endsWith(".md")).sorted().forEach(pages::add);
-		}
 		List<Example> examples = new ArrayList<>();
 		YamlPropertySourceLoader loader = new YamlPropertySourceLoader();
-		for (Path page : pages) {
+		for (Path page : DocumentationLinksTests.pages()) {
 			Matcher yaml = YAML.matcher(Files.readString(page));
 			while (yaml.find()) {
 				String name = ROOT.relativize(page) + " at offset " + yaml.start();
