@@ -97,7 +97,7 @@ public final class WheelTimerDurableAutoConfiguration {
 	DurableSchemaInitializer wheelTimerDurableSchemaInitializer(DataSource dataSource, DurableDialect dialect,
 			DurableTables tables, WheelTimerDurableProperties properties) {
 		return new DurableSchemaInitializer(dataSource, dialect, properties.getJdbc().getInitializeSchema(),
-				tables.prefix());
+				tables.prefix(), properties.getLease());
 	}
 
 	@Bean

@@ -833,7 +833,7 @@ abstract class DurableCallsContractTests {
 						DataSource dataSource = TestDatabases.dataSource(url);
 						together.await(10, TimeUnit.SECONDS);
 						return new DurableSchemaInitializer(dataSource, TestDatabases.dialect(url),
-								DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_")
+								DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_", Duration.ofSeconds(30))
 							.initializeDatabase();
 					}));
 				}
@@ -1219,6 +1219,34 @@ abstract class DurableCallsContractTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> runs(app).size() == 3 && calls(app) == 0);
 		assertThat(runs(app)).extracting((run) -> run.get("call_id"))
 			.as("the retry (attempt 2) and the new call (its attempt 1), each once")
+			.containsExactlyInAnyOrder("old#1", "old#2", "new#1");
+	}
+
+	/**
+	 * Once a call started, its key names no waiting call, wherever the row keeps it (a gate in
+	 * place leaves it there): it is not found, moved or cancelled by that key, and a new call of
+	 * the key is a call of its own.
+	 */
+	@Test
+	void aStartedCallIsNeitherFoundNorMovedNorCancelledByItsKey() throws Exception {
+		ConfigurableApplicationContext app = start(newDatabase());
+		DurableCalls calls = app.getBean(DurableCalls.class);
+		Orders.firstFailureMayEnd = new CountDownLatch(1);
+		try {
+			app.getBean(Orders.class).failsSlowly("k-2", "old");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs(app).size() == 1);
+			assertThat(calls.find("orders.failsSlowly", "k-2")).isEmpty();
+			assertThat(calls.reschedule("orders.failsSlowly", "k-2", Duration.ZERO)).isEmpty();
+			assertThat(calls.cancel("orders.failsSlowly", "k-2")).isFalse();
+			app.getBean(Orders.class).failsSlowly("k-2", "new");
+			assertThat(calls.find("orders.failsSlowly", "k-2")).hasValueSatisfying(
+					(waiting) -> assertThat(waiting.state()).isIn(CallState.PENDING, CallState.CLAIMED));
+		}
+		finally {
+			Orders.firstFailureMayEnd.countDown();
+		}
+		await().atMost(Duration.ofSeconds(20)).until(() -> runs(app).size() == 3 && calls(app) == 0);
+		assertThat(runs(app)).extracting((run) -> run.get("call_id"))
 			.containsExactlyInAnyOrder("old#1", "old#2", "new#1");
 	}
 

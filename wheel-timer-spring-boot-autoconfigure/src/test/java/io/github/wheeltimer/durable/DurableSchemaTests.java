@@ -46,7 +46,8 @@ class DurableSchemaTests {
 			.contains("Durable delayed calls keep their calls in tables of the application's database, and it"
 					+ " lacks WHEEL_TIMER_CALL, WHEEL_TIMER_INSTANCE.")
 			.contains("Run the migration scripts " + SCRIPTS + platform + "/V1__tables.sql, " + SCRIPTS + platform
-					+ "/V2__argument_shapes.sql from the wheel-timer-spring-boot-autoconfigure jar, in this order, or"
+					+ "/V2__argument_shapes.sql, " + SCRIPTS + platform + "/V3__gate_in_place.sql from the"
+					+ " wheel-timer-spring-boot-autoconfigure jar, in this order, or"
 					+ " let the starter run them at startup: set wheel-timer.durable.jdbc.initialize-schema=always")
 			.contains("With Flyway or Liquibase, copy each script into a migration of your own, as your next version")
 			.doesNotContain("does not exist")
@@ -62,10 +63,12 @@ class DurableSchemaTests {
 		assertThatException()
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
 		assertThat(report(output))
-			.contains("Durable delayed calls need version 2 of their tables, and the application's database has"
-					+ " version 1, which lacks WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes.")
-			.contains("Run the migration script " + SCRIPTS + platform + "/V2__argument_shapes.sql from the"
-					+ " wheel-timer-spring-boot-autoconfigure jar, or let the starter run it at startup: set"
+			.contains("Durable delayed calls need version 3 of their tables, and the application's database has"
+					+ " version 1, which lacks WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes,"
+					+ " WHEEL_TIMER_INSTANCE.tables_version.")
+			.contains("Run the migration scripts " + SCRIPTS + platform + "/V2__argument_shapes.sql, " + SCRIPTS
+					+ platform + "/V3__gate_in_place.sql from the wheel-timer-spring-boot-autoconfigure jar, in this"
+					+ " order, or let the starter run them at startup: set"
 					+ " wheel-timer.durable.jdbc.initialize-schema=always");
 	}
 
@@ -88,24 +91,26 @@ class DurableSchemaTests {
 		assertThat(report(output))
 			.contains("has version 1, which lacks WHEEL_TIMER_CALL.trace_parent, WHEEL_TIMER_CALL.started_key,"
 					+ " WHEEL_TIMER_CALL.failures, WHEEL_TIMER_CALL.retries, WHEEL_TIMER_CALL.retrying_since,"
-					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.methods, WHEEL_TIMER_INSTANCE.shapes.")
+					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.methods, WHEEL_TIMER_INSTANCE.shapes,"
+					+ " WHEEL_TIMER_INSTANCE.tables_version.")
 			.contains("Run the migration scripts " + SCRIPTS + "h2/V1__tables.sql, " + SCRIPTS
-					+ "h2/V2__argument_shapes.sql from");
+					+ "h2/V2__argument_shapes.sql, " + SCRIPTS + "h2/V3__gate_in_place.sql from");
 	}
 
 	@Test
 	void aVersionRowWithoutItsColumnsNamesTheColumnsAndTheStepThatAddsThem(CapturedOutput output) {
 		String url = newDatabase("H2");
 		JdbcTemplate jdbc = Version1Database.create(url);
-		// Version 2 recorded by hand, its columns never added.
+		// Version 3 recorded by hand, the columns of versions 2 and 3 never added.
 		jdbc.execute("CREATE TABLE WHEEL_TIMER_SCHEMA_VERSION (version INTEGER PRIMARY KEY, description VARCHAR(200))");
-		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (2, 'argument shapes')");
+		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (3, 'gate in place')");
 		assertThatException()
 			.isThrownBy(() -> DurableApp.start(url, "wheel-timer.durable.jdbc.initialize-schema=never").close());
 		assertThat(report(output))
-			.contains("The application's database records version 2 of the durable calls' tables, yet it lacks"
-					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes.")
-			.contains("Run the migration script " + SCRIPTS + "h2/V2__argument_shapes.sql from");
+			.contains("The application's database records version 3 of the durable calls' tables, yet it lacks"
+					+ " WHEEL_TIMER_CALL.shape, WHEEL_TIMER_INSTANCE.shapes, WHEEL_TIMER_INSTANCE.tables_version.")
+			.contains("Run the migration scripts " + SCRIPTS + "h2/V2__argument_shapes.sql, " + SCRIPTS
+					+ "h2/V3__gate_in_place.sql from");
 	}
 
 	@Test
@@ -115,18 +120,18 @@ class DurableSchemaTests {
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// A newer starter's step: it added what this one does not use.
 		jdbc.execute("ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN priority INTEGER DEFAULT 0 NOT NULL");
-		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (3, 'priorities')");
+		jdbc.update("INSERT INTO WHEEL_TIMER_SCHEMA_VERSION (version, description) VALUES (4, 'priorities')");
 		try (ConfigurableApplicationContext app = DurableApp.start(new Class<?>[] { VirtualTime.class }, url)) {
-			app.getBean(DurableApp.Orders.class).burst("on-version-3");
+			app.getBean(DurableApp.Orders.class).burst("on-version-4");
 			VirtualTime.advance(app, BURST_DELAY.minus(TICK));
 			assertThat(jdbc.queryForList("SELECT call_id FROM test_run", String.class)).as("never before its delay")
 				.isEmpty();
 			VirtualTime.advance(app, TICK);
-			assertThat(jdbc.queryForList("SELECT call_id FROM test_run", String.class)).containsExactly("on-version-3");
+			assertThat(jdbc.queryForList("SELECT call_id FROM test_run", String.class)).containsExactly("on-version-4");
 		}
-		assertThat(output).containsOnlyOnce("The durable calls' tables are at version 3; this starter needs version 2"
+		assertThat(output).containsOnlyOnce("The durable calls' tables are at version 4; this starter needs version 3"
 				+ " and uses them as they are (a newer starter upgraded them)");
-		assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2, 3);
+		assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2, 3, 4);
 	}
 
 	/**

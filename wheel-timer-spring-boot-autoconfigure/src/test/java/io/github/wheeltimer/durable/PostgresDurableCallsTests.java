@@ -2,7 +2,11 @@ package io.github.wheeltimer.durable;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 
+import io.github.wheeltimer.VirtualTime;
+import io.github.wheeltimer.durable.DurableApp.Orders;
 import io.github.wheeltimer.durable.jdbc.ClaimAndGateStatements;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
 import io.github.wheeltimer.durable.jdbc.PostgresDialect;
@@ -12,6 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link DurableCallsContractTests} on a real PostgreSQL, plus what only PostgreSQL shows: the plan
@@ -37,7 +42,7 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		jdbc.update("UPDATE WHEEL_TIMER_CALL SET state = 'CLAIMED', owner_id = '00000000-0000-0000-0000-000000000001'"
 				+ " WHERE id IN (SELECT id FROM WHEEL_TIMER_CALL LIMIT 5000)");
 		String gate = ClaimAndGateStatements.gateStatement(new PostgresDialect(),
-				DurableTables.withPrefix("WHEEL_TIMER_"), Duration.ofSeconds(30), "id IN (?)");
+				DurableTables.withPrefix("WHEEL_TIMER_"), Duration.ofSeconds(30), "id IN (?)", true);
 		String explain = "EXPLAIN " + gate.replaceFirst("\\?", "'00000000-0000-0000-0000-0000000000aa'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid")
 			.replaceFirst("\\?", "'00000000-0000-0000-0000-000000000001'::uuid");
@@ -65,7 +70,82 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 			.replaceFirst("\\?", "'orders.far'")
 			.replaceFirst("\\?", "'Orders.explode'")
 			.replaceFirst("\\?", "500"), String.class);
-		assertThat(String.join("\n", plan)).contains("WHEEL_TIMER_CALL_DUE".toLowerCase()).doesNotContain("Seq Scan");
+		assertThat(String.join("\n", plan)).contains("WHEEL_TIMER_CALL_PENDING".toLowerCase()).doesNotContain("Seq Scan");
+	}
+
+
+	/**
+	 * Calls paced as an application makes them, a few per tick: each gate and finish changes no
+	 * indexed column, so that PostgreSQL writes the row's new version on its page (a heap-only
+	 * update). The claims and the retries may not be: they change the due index's rows.
+	 */
+	@Test
+	void theStartGatesUpdateTheirRowsInPlace() {
+		ConfigurableApplicationContext app = startOnVirtualTime(newDatabase());
+		JdbcTemplate jdbc = jdbc(app);
+		assertThat(jdbc.queryForObject("SELECT to_regclass('wheel_timer_call_due') IS NULL", Boolean.class))
+			.as("the claim index of starters before version 3, dropped as none runs")
+			.isTrue();
+		Orders orders = app.getBean(Orders.class);
+		long[] before = updates(jdbc);
+		int calls = 0;
+		for (int tick = 0; tick < 60; tick++) {
+			for (int i = 0; i < 5; i++) {
+				orders.cancelIfUnpaid("o-" + calls++, VirtualTime.now(app));
+			}
+			VirtualTime.advance(app, Duration.ofMillis(10));
+		}
+		VirtualTime.advance(app, Duration.ofSeconds(1));
+		assertThat(runs(app)).hasSize(calls);
+		int gates = calls;
+		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+			long[] after = updates(jdbc);
+			assertThat(after[0] - before[0]).as("updates: a gate each, and a claim for those a poll claimed")
+				.isGreaterThanOrEqualTo(gates);
+			assertThat(after[1] - before[1]).as("heap-only updates").isGreaterThanOrEqualTo(gates * 9L / 10);
+		});
+	}
+
+	/**
+	 * A rolling deploy: an instance of a starter before version 3 runs when this one starts, so the
+	 * index its claims read stays, and this instance's gates move the key aside as that starter
+	 * expects. The next start after it stopped drops the index.
+	 */
+	@Test
+	void theClaimIndexOfAnOlderStarterStaysWhileOneRunsAndGoesAtTheFirstStartAfter() throws Exception {
+		String url = newDatabase();
+		start(url).close();
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
+		// The tables as an older starter left them, with one of its instances alive.
+		jdbc.execute("CREATE INDEX WHEEL_TIMER_CALL_DUE ON WHEEL_TIMER_CALL (due_at) WHERE state = 'PENDING'");
+		UUID older = UUID.randomUUID();
+		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods) VALUES (?,"
+				+ " 'older', now(), now(), 'orders.far')", older);
+		// Real time: the run holds its executor thread, which an advance of virtual time would wait for.
+		ConfigurableApplicationContext beside = start(url);
+		Orders.firstFailureMayEnd = new CountDownLatch(1);
+		try {
+			beside.getBean(Orders.class).failsSlowly("k-1", "old");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs(beside).size() == 1);
+			assertThat(jdbc.queryForMap("SELECT call_key, started_key FROM WHEEL_TIMER_CALL WHERE state = 'RUNNING'"))
+				.as("the key moved aside as the call started")
+				.containsEntry("call_key", null)
+				.containsEntry("started_key", "k-1");
+		}
+		finally {
+			Orders.firstFailureMayEnd.countDown();
+		}
+		assertThat(jdbc.queryForObject("SELECT to_regclass('wheel_timer_call_due') IS NOT NULL", Boolean.class)).isTrue();
+		beside.close();
+		jdbc.update("DELETE FROM WHEEL_TIMER_INSTANCE WHERE id = ?", older);
+		start(url);
+		assertThat(jdbc.queryForObject("SELECT to_regclass('wheel_timer_call_due') IS NULL", Boolean.class)).isTrue();
+	}
+
+	/** @return the table's updates and heap-only updates so far, as the statistics collector has them */
+	private static long[] updates(JdbcTemplate jdbc) {
+		return jdbc.queryForObject("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname ="
+				+ " 'wheel_timer_call'", (rs, n) -> new long[] { rs.getLong(1), rs.getLong(2) });
 	}
 
 }

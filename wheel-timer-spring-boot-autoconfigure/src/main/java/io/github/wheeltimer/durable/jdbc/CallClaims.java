@@ -121,7 +121,7 @@ final class CallClaims {
 		all.addAll(arguments);
 		String claimed = "SELECT COUNT(*) AS claimed, COUNT(CASE WHEN owner_id = ? THEN 1 END) AS mine FROM "
 				+ this.calls + " WHERE owner_id IS NOT NULL AND state = '" + CallTable.CLAIMED + "'" + window;
-		String pending = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + CallTable.PENDING + "'" + window;
+		String pending = "SELECT COUNT(*) FROM " + this.calls + " WHERE " + this.dialect.pending() + window;
 		Share share = this.jdbc.queryForObject("SELECT c.claimed + (" + pending + "), c.mine FROM (" + claimed + ") c",
 				(rs, n) -> new Share(rs.getLong(1), rs.getLong(2)), all.toArray());
 		return (share != null) ? share : new Share(0, 0);
@@ -139,7 +139,8 @@ final class CallClaims {
 	 * the state last, for databases that read each assignment's left side as already set.
 	 */
 	boolean handBackAfterGate(UUID id, UUID owner, int attempt, @Nullable String shape) {
-		String keyBack = "call_key = CASE WHEN state = '" + CallTable.RUNNING + "' THEN started_key ELSE call_key END,"
+		String keyBack = "call_key = CASE WHEN state = '" + CallTable.RUNNING
+				+ "' THEN COALESCE(started_key, call_key) ELSE call_key END,"
 				+ " started_key = CASE WHEN state = '" + CallTable.RUNNING + "' THEN NULL ELSE started_key END, ";
 		String shapeSet = (shape != null) ? "shape = ?, " : "";
 		Object[] arguments = (shape != null)

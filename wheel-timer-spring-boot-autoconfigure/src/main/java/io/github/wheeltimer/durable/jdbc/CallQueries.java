@@ -46,8 +46,9 @@ final class CallQueries {
 	}
 
 	@Nullable StoredCall findWaiting(String methodId, String key) {
-		// The key index finds it: a key names waiting calls only.
-		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.method_id = ? AND c.call_key = ?"),
+		// The key index finds it. A key names waiting calls, and a started call whose gate left it in place.
+		List<StoredCall> found = this.jdbc.query(this.rows.storedCalls("c.method_id = ? AND c.call_key = ? AND c."
+				+ CallTable.WAITING),
 				this.rows::stored, methodId, key);
 		return found.isEmpty() ? null : found.get(0);
 	}

@@ -13,6 +13,8 @@ import io.github.wheeltimer.durable.storage.CallRepository.Retried;
 import io.github.wheeltimer.durable.storage.CallRepository.Retry;
 import io.github.wheeltimer.durable.storage.StoredText;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -27,7 +29,10 @@ final class CallRuns {
 
 	private static final int ERROR_LENGTH = 4000;
 
-	/** How a retry's row gets its key back: moved aside when its attempt started, or kept by a retry before. */
+	/**
+	 * How a retry's row gets its key back: moved aside when its attempt started, or left in place by
+	 * the gate or kept by a retry before.
+	 */
 	private static final String KEY_BACK = "call_key = COALESCE(started_key, call_key), started_key = NULL, ";
 
 	private final CallTable table;
@@ -41,6 +46,9 @@ final class CallRuns {
 	private final CallRows rows;
 
 	private final Duration lease;
+
+	/** Whether the gates leave the key in place, once read (by whichever thread gates first: each reads the same). */
+	private volatile @Nullable Boolean inPlace;
 
 	/**
 	 * @param lease how long after its last heartbeat an instance counts as dead: a gate lets no call
@@ -72,8 +80,9 @@ final class CallRuns {
 		arguments.add(bound);
 		DurableTables tables = this.table.tables();
 		String lock = ClaimAndGateStatements.gateLock(this.dialect, tables, placeholders);
+		boolean inPlace = gateInPlace();
 		String returning = this.dialect.returning(ClaimAndGateStatements.gateStatement(this.dialect, tables,
-				this.lease, this.dialect.inSubquery("id", lock)), "id");
+				this.lease, this.dialect.inSubquery("id", lock), inPlace), "id");
 		if (returning != null) {
 			arguments.add(bound);
 			Set<UUID> passed = Set.copyOf(
@@ -87,7 +96,7 @@ final class CallRuns {
 			}
 			List<Object> update = boundIds(locked);
 			String gate = ClaimAndGateStatements.gateStatement(this.dialect, tables, this.lease,
-					"id IN (" + CallTable.placeholders(update.size()) + ")");
+					"id IN (" + CallTable.placeholders(update.size()) + ")", inPlace);
 			update.add(bound);
 			if (this.jdbc.update(gate, update.toArray()) == locked.size()) {
 				return Set.copyOf(locked);
@@ -100,6 +109,24 @@ final class CallRuns {
 		// Read once the transaction ended, so that rows it rolled back count as still waiting.
 		Set<UUID> started = (passed != null) ? passed : Set.of();
 		return new Gates(started, waiting(ids, started, owner));
+	}
+
+	/**
+	 * Whether this instance's gates leave the key in place: where the dialect allows it, once the
+	 * index that the starters before version 3 claim by is gone, which happens only when none of
+	 * them runs (such a starter's replace and cancel by key would take a started call's row for a
+	 * waiting one). Read at the first gate, and kept: an instance that started beside older ones
+	 * moves keys aside until it restarts.
+	 */
+	private boolean gateInPlace() {
+		Boolean inPlace = this.inPlace;
+		if (inPlace == null) {
+			String retired = this.dialect.retiredIndex();
+			inPlace = this.dialect.gateInPlace()
+					&& (retired == null || !this.dialect.indexExists(this.jdbc, this.table.tables().prefix() + retired));
+			this.inPlace = inPlace;
+		}
+		return inPlace;
 	}
 
 	/** @return the ids that did not pass and are still claimed by {@code owner}, read without a lock */
@@ -135,8 +162,10 @@ final class CallRuns {
 	}
 
 	boolean fail(UUID id, UUID owner, int attempt, String error) {
+		// The key aside, where a gate in place left it; assigned before it is cleared, as the gate does.
 		return this.table.update("UPDATE " + this.calls + " SET state = '" + CallTable.FAILED + "', owner_id = NULL,"
-				+ " failures = failures + 1, finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND "
+				+ " started_key = COALESCE(started_key, call_key), call_key = NULL, failures = failures + 1,"
+				+ " finished_at = " + this.dialect.now() + ", last_error = ? WHERE id = ? AND "
 				+ this.dialect.sameAs("owner_id") + " AND state = '" + CallTable.RUNNING + "' AND attempts = ?",
 				StoredText.of(error, ERROR_LENGTH), this.dialect.id(id), this.dialect.id(owner), attempt) == 1;
 	}

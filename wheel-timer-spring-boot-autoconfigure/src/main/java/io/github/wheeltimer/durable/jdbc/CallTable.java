@@ -36,6 +36,9 @@ final class CallTable {
 
 	static final String FAILED = "FAILED";
 
+	/** The rows of calls that have not started: those a key names (a started call's row may keep its key). */
+	static final String WAITING = "state IN ('" + PENDING + "', '" + CLAIMED + "')";
+
 	/**
 	 * A statement that lost a deadlock is tried again, up to seven times: six callers replacing the
 	 * same four keys on two loaded cores lost four times in a row (a CI run). The winner is

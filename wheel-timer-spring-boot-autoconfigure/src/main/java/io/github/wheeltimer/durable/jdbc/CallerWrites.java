@@ -23,6 +23,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class CallerWrites {
 
+	/** Rows that started or failed: the calls a key no longer names once they started. */
+	private static final String NOT_WAITING = "state NOT IN ('" + CallTable.PENDING + "', '" + CallTable.CLAIMED + "')";
+
+	/**
+	 * How many times a new call's write finds its key held by a call that started: each time, one
+	 * more call of that key started between the key's move and the write.
+	 */
+	private static final int KEY_TRIES = 8;
+
 	/** The columns a new call sets, in the order {@link #insert} binds them. */
 	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
 			+ " trace_parent, shape, created_at, failures, retries, retrying_since, finished_at, last_error";
@@ -65,16 +74,40 @@ final class CallerWrites {
 			this.table.update(this.insert, values);
 			return;
 		}
+		if (upsert(values) > 0 || !this.dialect.gateInPlace()) {
+			return;
+		}
+		// A started call holds the key (a gate in place left it): moved aside, it is this call's.
+		for (int tries = 0; tries < KEY_TRIES; tries++) {
+			releaseStartedKey(methodId, key);
+			if (upsert(values) > 0) {
+				return;
+			}
+		}
+		throw new IllegalStateException("Could not write a call of " + methodId + " with key '" + key + "': a call of"
+				+ " that key started each of " + KEY_TRIES + " times it was written");
+	}
+
+	private int upsert(Object[] values) {
 		try {
-			this.table.update(this.upsert, values);
+			return this.table.update(this.upsert, values);
 		}
 		catch (DuplicateKeyException raced) {
 			if (!this.dialect.upsertRetriesOnDuplicateKey()) {
 				throw raced;
 			}
 			// The other caller's row is there now: this one replaces it.
-			this.table.update(this.upsert, values);
+			return this.table.update(this.upsert, values);
 		}
+	}
+
+	/**
+	 * Moves a started call's key aside, where the gate left it ({@link DurableDialect#gateInPlace()}),
+	 * as the gate would have: a failure keeps it, and the key is free for a new call.
+	 */
+	private void releaseStartedKey(String methodId, String key) {
+		this.table.update("UPDATE " + this.calls + " SET started_key = call_key, call_key = NULL WHERE method_id = ?"
+				+ " AND call_key = ? AND " + NOT_WAITING, methodId, key);
 	}
 
 	/**
@@ -85,18 +118,19 @@ final class CallerWrites {
 	 */
 	boolean cancel(String methodId, String key) {
 		if (this.dialect.locksGapsOfAbsentRows() && this.table.inTransaction() && this.jdbc
-			.queryForList(this.dialect.limit("SELECT 1 FROM " + this.calls + " WHERE method_id = ? AND call_key = ?"),
-					Integer.class, methodId, key, 1)
+			.queryForList(this.dialect.limit("SELECT 1 FROM " + this.calls + " WHERE method_id = ? AND call_key = ? AND "
+					+ CallTable.WAITING), Integer.class, methodId, key, 1)
 			.isEmpty()) {
 			return false;
 		}
-		return this.table.update("DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ?", methodId,
+		return this.table.update(
+				"DELETE FROM " + this.calls + " WHERE method_id = ? AND call_key = ? AND " + CallTable.WAITING, methodId,
 				key) > 0;
 	}
 
 	boolean cancel(UUID id) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND state IN ('" + CallTable.PENDING + "', '"
-				+ CallTable.CLAIMED + "')", this.dialect.id(id)) == 1;
+		return this.table.update("DELETE FROM " + this.calls + " WHERE id = ? AND " + CallTable.WAITING,
+				this.dialect.id(id)) == 1;
 	}
 
 	/**
@@ -106,7 +140,7 @@ final class CallerWrites {
 	 */
 	boolean reschedule(UUID id, UUID newId, Instant due, @Nullable UUID owner) {
 		return this.table.update("UPDATE " + this.calls + " SET id = ?, due_at = ?, state = ?, owner_id = ? WHERE id = ?"
-				+ " AND state IN ('" + CallTable.PENDING + "', '" + CallTable.CLAIMED + "')", this.dialect.id(newId),
+				+ " AND " + CallTable.WAITING, this.dialect.id(newId),
 				this.dialect.instant(due), (owner != null) ? CallTable.CLAIMED : CallTable.PENDING,
 				(owner != null) ? this.dialect.id(owner) : null, this.dialect.id(id)) == 1;
 	}
@@ -169,6 +203,9 @@ final class CallerWrites {
 		arguments.add(this.dialect.instant(due));
 		arguments.add(this.dialect.id(id));
 		if (key != null) {
+			if (this.dialect.gateInPlace()) {
+				releaseStartedKey(methodId, key);
+			}
 			requeue += " AND "
 					+ this.dialect.notExists("SELECT 1 FROM " + this.calls + " h WHERE h.method_id = ? AND h.call_key = ?");
 			arguments.add(methodId);

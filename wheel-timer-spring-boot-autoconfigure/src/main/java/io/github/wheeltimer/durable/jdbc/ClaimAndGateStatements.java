@@ -24,16 +24,24 @@ public final class ClaimAndGateStatements {
 	 * cancel (the row is gone). The owner is compared with the dialect's null-safe equality, which
 	 * no index serves, so that the rows are found by their primary key: with {@code owner_id = ?},
 	 * PostgreSQL's statistics (pending rows have no owner) make the owner index look as selective,
-	 * and each gate then reads every row this instance claimed. The key moves aside as the call
-	 * starts: a new call may take it, and a failure keeps it. Assigned before it is cleared, for
-	 * databases that read each assignment's left side as already set.
+	 * and each gate then reads every row this instance claimed.
+	 * <p>
+	 * The key of a started call is free for a new call. A gate in place leaves it on the row, so
+	 * that the gate changes no indexed column (PostgreSQL then writes the row's new version on its
+	 * page, with no new index entry), and a new call of that key moves it aside as it is written
+	 * ({@link DurableDialect#gateInPlace()}). Otherwise the gate moves it aside as the call starts:
+	 * assigned before it is cleared, for databases that read each assignment's left side as
+	 * already set. Either way, a failure keeps it.
 	 * @param rows the condition that picks the rows, such as {@code id IN (?, ?)}
+	 * @param inPlace whether the gate leaves the key on the row
 	 * @return the gate, binding what {@code rows} binds, then the owner
 	 */
-	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, String rows) {
-		return "UPDATE " + tables.calls() + " SET state = '" + CallTable.RUNNING + "', attempts = attempts + 1,"
-				+ " started_key = COALESCE(call_key, started_key), call_key = NULL WHERE " + rows + " AND EXISTS (SELECT 1"
-				+ " FROM " + tables.instances() + " WHERE id = ? AND heartbeat_at > " + dialect.before(lease) + ")";
+	public static String gateStatement(DurableDialect dialect, DurableTables tables, Duration lease, String rows,
+			boolean inPlace) {
+		String key = inPlace ? "" : ", started_key = COALESCE(call_key, started_key), call_key = NULL";
+		return "UPDATE " + tables.calls() + " SET state = '" + CallTable.RUNNING + "', attempts = attempts + 1" + key
+				+ " WHERE " + rows + " AND EXISTS (SELECT 1 FROM " + tables.instances() + " WHERE id = ? AND heartbeat_at > "
+				+ dialect.before(lease) + ")";
 	}
 
 	/**
@@ -57,8 +65,8 @@ public final class ClaimAndGateStatements {
 	 */
 	public static String claimSelect(DurableDialect dialect, DurableTables tables, String columns, int methodIds,
 			int skipped) {
-		StringBuilder select = new StringBuilder("SELECT " + columns + " FROM " + tables.calls() + " WHERE state = '"
-				+ CallTable.PENDING + "' AND due_at <= ? AND method_id IN (" + CallTable.placeholders(methodIds) + ")");
+		StringBuilder select = new StringBuilder("SELECT " + columns + " FROM " + tables.calls() + " WHERE "
+				+ dialect.pending() + " AND due_at <= ? AND method_id IN (" + CallTable.placeholders(methodIds) + ")");
 		for (int i = 0; i < skipped; i++) {
 			select.append(" AND NOT (method_id = ? AND shape = ?)");
 		}

@@ -67,13 +67,66 @@ public abstract class DurableDialect {
 
 	/**
 	 * Returns the statement that writes a new call and replaces the pending call of the same
-	 * method id and key, binding {@code columns} in order from {@code values}' placeholders.
+	 * method id and key, binding {@code columns} in order from {@code values}' placeholders. Where
+	 * the {@link #gateInPlace() gate leaves the key in place}, it changes no row when a started call
+	 * holds the key.
 	 * @param table the calls' table
 	 * @param columns the columns a new call sets, comma-separated
 	 * @param values their values, comma-separated placeholders and literals
 	 * @return the upsert
 	 */
 	public abstract String upsertByKey(String table, String columns, String values);
+
+	/**
+	 * Returns whether the gate may leave a started call's key in place, so that it changes no
+	 * indexed column: the key then moves aside only when a new call of the same key is made
+	 * ({@link #upsertByKey} skips a started call's row, and says so by changing none), or when the
+	 * call fails. {@code false} by default: the gate moves the key aside as the call starts.
+	 * @return whether started calls may keep their key
+	 */
+	public boolean gateInPlace() {
+		return false;
+	}
+
+	/**
+	 * Returns the condition that picks the calls waiting to be claimed, in the form the claim's
+	 * index serves.
+	 * @return {@code state = 'PENDING'} by default
+	 */
+	public String pending() {
+		return "state = 'PENDING'";
+	}
+
+	/**
+	 * Returns the index, after the table prefix, that a step replaced and that the starters before
+	 * that step still claim by: dropped once none of them runs, and until then the gate moves the
+	 * key aside as they expect.
+	 * @return the index's name after the prefix, or {@code null} (the default) if there is none
+	 */
+	public @Nullable String retiredIndex() {
+		return null;
+	}
+
+	/**
+	 * Returns whether an index of the calls' table exists.
+	 * @param jdbc the database
+	 * @param name the index's name, prefix included
+	 * @return {@code true} if it exists; {@code false} by default, where there is no
+	 * {@link #retiredIndex()} to look for
+	 */
+	public boolean indexExists(JdbcTemplate jdbc, String name) {
+		return false;
+	}
+
+	/**
+	 * Returns the statement that drops an index without holding the table's writers, run outside
+	 * a transaction.
+	 * @param name the index's name, prefix included
+	 * @return the statement
+	 */
+	public String dropIndex(String name) {
+		return "DROP INDEX IF EXISTS " + name;
+	}
 
 	/**
 	 * Returns whether two callers replacing one key at once can both try to insert, so that the

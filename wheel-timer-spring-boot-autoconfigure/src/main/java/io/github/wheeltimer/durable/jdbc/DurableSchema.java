@@ -18,11 +18,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <li>{@code V1__tables.sql}: the calls' and the instances' tables, as the starters before versions
  * made them;</li>
  * <li>{@code V2__argument_shapes.sql}: the argument shape of each call and of each instance, and the
- * table {@code <prefix>SCHEMA_VERSION}, where this step and every later one records itself.</li>
+ * table {@code <prefix>SCHEMA_VERSION}, where this step and every later one records itself;</li>
+ * <li>{@code V3__gate_in_place.sql}: on PostgreSQL, a column of its own for whether a call waits to
+ * be claimed, and the claim's index on it, so that the gate that starts a call changes no indexed
+ * column; on every database, the tables' version each instance's starter writes.</li>
  * </ol>
  * A step only adds (tables, columns with a default, rows), so that an instance of an older starter
  * keeps working on tables that a newer one upgraded, as in a rolling deploy; and it adds only what is
- * missing, so that a step that stopped half-way completes when it runs again.
+ * missing, so that a step that stopped half-way completes when it runs again. What a newer step
+ * makes obsolete goes only once no instance of an older starter runs: the claim index that
+ * PostgreSQL's version 3 replaces ({@link DurableDialect#retiredIndex}).
  * {@link DurableSchemaInitializer} runs the steps a database lacks
  * ({@code wheel-timer.durable.jdbc.initialize-schema}); otherwise startup fails naming them.
  *
@@ -34,10 +39,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public record DurableSchema(int version, List<String> missing) {
 
 	/** The version of the tables this starter writes and reads, and creates. */
-	public static final int CURRENT_VERSION = 2;
+	public static final int CURRENT_VERSION = 3;
 
 	/** Each step's name, in the order they apply: the step to version {@code n} is at {@code n - 1}. */
-	private static final List<String> STEPS = List.of("tables", "argument_shapes");
+	private static final List<String> STEPS = List.of("tables", "argument_shapes", "gate_in_place");
 
 	/**
 	 * Creates the description of a database's tables.

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -52,19 +53,24 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 
 	private final DurableTables tables;
 
+	private final Duration lease;
+
 	/**
 	 * Creates the initializer.
 	 * @param dataSource the application's database
 	 * @param dialect what differs on it, the scripts among them
 	 * @param mode when to run the scripts
 	 * @param tablePrefix the prefix of the tables' names
+	 * @param lease how long after its last heartbeat an instance counts as dead: an instance of an
+	 * older starter within it keeps the index its claims use
 	 */
 	public DurableSchemaInitializer(DataSource dataSource, DurableDialect dialect, DatabaseInitializationMode mode,
-			String tablePrefix) {
+			String tablePrefix, Duration lease) {
 		super(dataSource, settings(dialect, mode));
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.tables = DurableTables.withPrefix(tablePrefix);
+		this.lease = lease;
 	}
 
 	/** Every step's script, so that Spring Boot finds them all, and says which one it cannot. */
@@ -85,7 +91,8 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		List<Resource> steps = new ArrayList<>();
 		scripts.forEach(steps::add);
 		// Up to date: no lock to wait for, as on almost every start.
-		if (DurableSchema.read(new JdbcTemplate(this.dataSource), this.tables).isCurrent()) {
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		if (DurableSchema.read(jdbc, this.tables).isCurrent() && !retiring(jdbc)) {
 			return;
 		}
 		// The lock and the steps on one connection: a session-level lock (if the dialect takes one),
@@ -104,6 +111,9 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 					DurableSchema found = DurableSchema.read(locked, this.tables);
 					if (!found.isCurrent()) {
 						upgrade(connection, found, steps);
+					}
+					if (retiring(locked)) {
+						retire(locked);
 					}
 				}
 				finally {
@@ -133,6 +143,31 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		logger.info(((found.version() == 0) ? "Created the durable calls' tables at version "
 				: "Upgraded the durable calls' tables from version " + found.version() + " to version ")
 				+ DurableSchema.CURRENT_VERSION + " (" + String.join(", ", ran) + ")");
+	}
+
+	/** @return whether the index that a step replaced is still there ({@link DurableDialect#retiredIndex()}) */
+	private boolean retiring(JdbcTemplate jdbc) {
+		String retired = this.dialect.retiredIndex();
+		return retired != null && this.dialect.indexExists(jdbc, this.tables.prefix() + retired);
+	}
+
+	/**
+	 * Drops the retired index once no instance of a starter before version 3 runs (their rows in
+	 * the instances' table have no version, and a heartbeat within the lease): until then, their
+	 * claims read by it.
+	 */
+	private void retire(JdbcTemplate jdbc) {
+		String index = this.tables.prefix() + this.dialect.retiredIndex();
+		Integer older = jdbc.queryForObject("SELECT COUNT(*) FROM " + this.tables.instances()
+				+ " WHERE tables_version IS NULL AND heartbeat_at > " + this.dialect.before(this.lease), Integer.class);
+		if (older != null && older > 0) {
+			logger.info("Kept " + index + ", the claim index of starters before version 3: " + older + " instance(s)"
+					+ " of one still run. A start after they stopped drops it; until then, start gates move keys aside");
+			return;
+		}
+		jdbc.execute(this.dialect.dropIndex(index));
+		logger.info("Dropped " + index + ", the claim index of starters before version 3, as no instance of one runs:"
+				+ " start gates now change no indexed column");
 	}
 
 	/** Runs one step's statements in order, each committed on its own. */

@@ -33,7 +33,7 @@ public record DurableTables(String prefix, String calls, String instances) {
 
 	/** Every column of the instances' table. */
 	private static final List<String> INSTANCE_COLUMNS = List.of("id", "name", "started_at", "heartbeat_at",
-			"methods", "shapes");
+			"methods", "shapes", "tables_version");
 
 	/**
 	 * Names the tables.
@@ -94,6 +94,7 @@ public record DurableTables(String prefix, String calls, String instances) {
 		}
 		return switch (missing.substring(dot + 1)) {
 			case "shape", "shapes" -> 2;
+			case "tables_version" -> 3;
 			default -> 1;
 		};
 	}

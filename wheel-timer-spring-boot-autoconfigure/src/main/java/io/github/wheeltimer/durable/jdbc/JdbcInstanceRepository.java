@@ -59,8 +59,9 @@ public final class JdbcInstanceRepository implements InstanceRepository {
 						id);
 		if (beat == 0) {
 			this.jdbc.update("INSERT INTO " + this.tables.instances() + " (id, name, started_at, heartbeat_at, methods,"
-					+ " shapes) VALUES (?, ?, " + now + ", " + now + ", ?, ?)", id,
-					StoredText.of(name, CallRepository.NAME_LENGTH), String.join(METHOD_SEPARATOR, methods), shapes);
+					+ " shapes, tables_version) VALUES (?, ?, " + now + ", " + now + ", ?, ?, ?)", id,
+					StoredText.of(name, CallRepository.NAME_LENGTH), String.join(METHOD_SEPARATOR, methods), shapes,
+					DurableSchema.CURRENT_VERSION);
 		}
 	}
 

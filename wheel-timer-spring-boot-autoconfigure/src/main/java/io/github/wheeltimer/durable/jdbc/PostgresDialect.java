@@ -31,7 +31,38 @@ public class PostgresDialect extends DurableDialect {
 				+ " ON CONFLICT (method_id, call_key) DO UPDATE SET id = EXCLUDED.id, arguments = EXCLUDED.arguments,"
 				+ " due_at = EXCLUDED.due_at, state = EXCLUDED.state, owner_id = EXCLUDED.owner_id, attempts = 0,"
 				+ " trace_parent = EXCLUDED.trace_parent, shape = EXCLUDED.shape, created_at = EXCLUDED.created_at,"
-				+ " failures = 0, retries = 0, retrying_since = NULL, finished_at = NULL, last_error = NULL";
+				+ " failures = 0, retries = 0, retrying_since = NULL, finished_at = NULL, last_error = NULL WHERE " + table
+				+ ".state IN ('PENDING', 'CLAIMED')";
+	}
+
+	/**
+	 * From version 3 the claim's index names {@code pending}, not {@code state}, and no index
+	 * names the key alone: a gate that leaves the key is a heap-only update.
+	 */
+	@Override
+	public boolean gateInPlace() {
+		return true;
+	}
+
+	@Override
+	public String pending() {
+		return "pending";
+	}
+
+	@Override
+	public String retiredIndex() {
+		return "CALL_DUE";
+	}
+
+	@Override
+	public boolean indexExists(JdbcTemplate jdbc, String name) {
+		return Boolean.TRUE.equals(jdbc.queryForObject("SELECT to_regclass(?) IS NOT NULL", Boolean.class, name));
+	}
+
+	/** {@code CONCURRENTLY}: waits for the transactions that use the index, and holds no writer meanwhile. */
+	@Override
+	public String dropIndex(String name) {
+		return "DROP INDEX CONCURRENTLY IF EXISTS " + name;
 	}
 
 	/**

@@ -25,7 +25,8 @@ class DurableSchemaStepsTests {
 			assertThat(scripts).allSatisfy((script) -> assertThat(new ClassPathResource(script).exists()).as(script).isTrue());
 		}
 		assertThat(DurableSchema.scripts(this.h2, 1)).containsExactly("io/github/wheeltimer/durable/schema/h2/V1__tables.sql",
-				"io/github/wheeltimer/durable/schema/h2/V2__argument_shapes.sql");
+				"io/github/wheeltimer/durable/schema/h2/V2__argument_shapes.sql",
+				"io/github/wheeltimer/durable/schema/h2/V3__gate_in_place.sql");
 	}
 
 	@Test
@@ -39,8 +40,9 @@ class DurableSchemaStepsTests {
 	void aDatabaseOfVersion1LacksTheStepsAfterIt() {
 		DurableSchema version1 = new DurableSchema(1, List.of("WHEEL_TIMER_CALL.shape", "WHEEL_TIMER_INSTANCE.shapes"));
 		assertThat(version1.firstMissingStep()).isEqualTo(2);
-		assertThat(version1.missingScripts(this.h2))
-			.containsExactly("io/github/wheeltimer/durable/schema/h2/V2__argument_shapes.sql");
+		assertThat(version1.missingScripts(this.h2)).containsExactly(
+				"io/github/wheeltimer/durable/schema/h2/V2__argument_shapes.sql",
+				"io/github/wheeltimer/durable/schema/h2/V3__gate_in_place.sql");
 	}
 
 	@Test
@@ -54,11 +56,12 @@ class DurableSchemaStepsTests {
 
 	@Test
 	void tablesOfThisVersionOrANewerOneLackNothing() {
-		assertThat(new DurableSchema(2, List.of()).isCurrent()).isTrue();
 		assertThat(new DurableSchema(3, List.of()).isCurrent()).isTrue();
-		assertThat(new DurableSchema(3, List.of()).missingScripts(this.h2)).isEmpty();
+		assertThat(new DurableSchema(4, List.of()).isCurrent()).isTrue();
+		assertThat(new DurableSchema(4, List.of()).missingScripts(this.h2)).isEmpty();
 		// A version recorded without what it adds.
-		assertThat(new DurableSchema(2, List.of("WHEEL_TIMER_CALL.shape")).isCurrent()).isFalse();
+		assertThat(new DurableSchema(3, List.of("WHEEL_TIMER_CALL.shape")).isCurrent()).isFalse();
+		assertThat(new DurableSchema(3, List.of("WHEEL_TIMER_INSTANCE.tables_version")).firstMissingStep()).isEqualTo(3);
 	}
 
 	@Test

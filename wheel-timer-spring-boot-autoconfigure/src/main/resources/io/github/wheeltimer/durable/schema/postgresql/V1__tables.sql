@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS WHEEL_TIMER_CALL (
 -- The claim reads pending rows by due time, and only those.
 CREATE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_DUE ON WHEEL_TIMER_CALL (due_at) WHERE state = 'PENDING';
 
--- A key names at most one pending call of a method; it is cleared when the call starts.
+-- A key names at most one pending call of a method; it is cleared when the call starts (on PostgreSQL from
+-- version 3, when a new call of that key is written or the call fails: see V3__gate_in_place.sql).
 CREATE UNIQUE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_KEY ON WHEEL_TIMER_CALL (method_id, call_key);
 
 -- Take-over and hand-back find an instance's rows.
