@@ -142,6 +142,42 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		assertThat(jdbc.queryForObject("SELECT to_regclass('wheel_timer_call_due') IS NULL", Boolean.class)).isTrue();
 	}
 
+	/**
+	 * Many calls waiting far ahead: the polls (claim, take-over) and the clean-ups (failed calls
+	 * past their retention, calls of methods no instance knows) find what they need through
+	 * indexes, and none reads the table whole.
+	 */
+	@Test
+	void pollsAndCleanUpsReadNoTableWholeHoweverManyCallsWait() {
+		String url = newDatabase();
+		start(url).close();
+		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
+		int waiting = 50_000;
+		jdbc.update("INSERT INTO WHEEL_TIMER_CALL (id, method_id, call_key, arguments, due_at, state)"
+				+ " SELECT gen_random_uuid(), 'orders.far', 'k-' || n, '[\"x\",null]', now() + interval '30 days'"
+				+ " + (n || ' seconds')::interval, 'PENDING' FROM generate_series(1, ?) n", waiting);
+		jdbc.execute("ANALYZE WHEEL_TIMER_CALL");
+		long before = sequentialReads(jdbc);
+		// Its first poll cleans up (then once a minute, by the real clock); the polls follow the virtual one.
+		ConfigurableApplicationContext app = startOnVirtualTime(url);
+		app.getBean(Orders.class).cancelIfUnpaid("o-1", VirtualTime.now(app));
+		VirtualTime.advance(app, Duration.ofMinutes(2));
+		assertThat(runs(app)).hasSize(1);
+		// Closed, its sessions end, and each reports its reads to the statistics as it ends.
+		app.close();
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(jdbc.queryForObject(
+				"SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+				Integer.class)).isZero());
+		assertThat(sequentialReads(jdbc) - before).as("rows read by sequential scans of the calls' table")
+			.isLessThan(waiting);
+	}
+
+	private static long sequentialReads(JdbcTemplate jdbc) {
+		Long read = jdbc.queryForObject(
+				"SELECT seq_tup_read FROM pg_stat_user_tables WHERE relname = 'wheel_timer_call'", Long.class);
+		return (read != null) ? read : 0;
+	}
+
 	/** @return the table's updates and heap-only updates so far, as the statistics collector has them */
 	private static long[] updates(JdbcTemplate jdbc) {
 		return jdbc.queryForObject("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname ="

@@ -24,6 +24,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class CallQueries {
 
+	/**
+	 * The failed calls, found by their end: every failed call has one, and PostgreSQL's index of
+	 * ended calls holds them, however many calls wait.
+	 */
+	static final String FAILED = "finished_at IS NOT NULL AND state = '" + CallTable.FAILED + "'";
+
 	private final JdbcTemplate jdbc;
 
 	private final DurableDialect dialect;
@@ -112,25 +118,46 @@ final class CallQueries {
 
 	List<FailedCall> failed(@Nullable String methodId, int limit) {
 		String select = this.dialect.limit("SELECT id, method_id, started_key, attempts, finished_at, last_error FROM "
-				+ this.calls + " WHERE state = '" + CallTable.FAILED + "'"
-				+ ((methodId != null) ? " AND method_id = ?" : "") + " ORDER BY finished_at DESC");
+				+ this.calls + " WHERE " + FAILED + ((methodId != null) ? " AND method_id = ?" : "")
+				+ " ORDER BY finished_at DESC");
 		Object[] arguments = (methodId != null) ? new Object[] { methodId, limit } : new Object[] { limit };
 		return this.jdbc.query(select, (rs, n) -> new FailedCall(this.rows.id(rs, 1), rs.getString(2), rs.getString(3),
 				rs.getInt(4), this.dialect.instant(rs, 5), rs.getString(6)), arguments);
 	}
 
 	long countFailed(@Nullable String methodId) {
-		String count = "SELECT COUNT(*) FROM " + this.calls + " WHERE state = '" + CallTable.FAILED + "'";
+		String count = "SELECT COUNT(*) FROM " + this.calls + " WHERE " + FAILED;
 		Long failed = (methodId != null) ? this.jdbc.queryForObject(count + " AND method_id = ?", Long.class, methodId)
 				: this.jdbc.queryForObject(count, Long.class);
 		return (failed != null) ? failed : 0;
 	}
 
+	/**
+	 * Where the key index leads with the method id, the methods that have calls are read through
+	 * it first, one probe per method, and only the calls of unknown ones are counted: usually
+	 * none, so that the clean-up reads no waiting call, however many wait. Elsewhere, one statement.
+	 */
 	List<CallCount> pendingOfUnknownMethods(Collection<String> known) {
-		String notIn = known.isEmpty() ? "" : " AND method_id NOT IN (" + CallTable.placeholders(known.size()) + ")";
+		if (this.dialect.keyIndexLeadsWithMethod()) {
+			List<String> unknown = methodIds().stream().filter((id) -> !known.contains(id)).toList();
+			return unknown.isEmpty() ? List.of() : pendingOf(" AND method_id IN (", unknown);
+		}
+		return pendingOf(" AND method_id NOT IN (", known);
+	}
+
+	private List<CallCount> pendingOf(String methods, Collection<String> ids) {
+		String in = ids.isEmpty() ? "" : methods + CallTable.placeholders(ids.size()) + ")";
 		return this.jdbc.query("SELECT method_id, COUNT(*), MIN(due_at) FROM " + this.calls + " WHERE state = '"
-				+ CallTable.PENDING + "'" + notIn + " GROUP BY method_id ORDER BY method_id",
-				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)), known.toArray());
+				+ CallTable.PENDING + "'" + in + " GROUP BY method_id ORDER BY method_id",
+				(rs, n) -> new CallCount(rs.getString(1), rs.getLong(2), this.dialect.instant(rs, 3)), ids.toArray());
+	}
+
+	/** @return the method ids of every call, in any state: each the next one after the last, from the key index */
+	private List<String> methodIds() {
+		return this.jdbc.queryForList("WITH RECURSIVE m (method_id) AS (SELECT MIN(method_id) FROM " + this.calls
+				+ " UNION ALL SELECT (SELECT MIN(c.method_id) FROM " + this.calls + " c WHERE c.method_id > m.method_id)"
+				+ " FROM m WHERE m.method_id IS NOT NULL) SELECT method_id FROM m WHERE method_id IS NOT NULL",
+				String.class);
 	}
 
 	List<UnreadableCalls> pendingOfShapes(Collection<MethodShape> shapes) {

@@ -231,7 +231,7 @@ final class CallerWrites {
 	}
 
 	int deleteFailedBefore(Duration retention) {
-		return this.table.update("DELETE FROM " + this.calls + " WHERE state = '" + CallTable.FAILED + "' AND finished_at < "
+		return this.table.update("DELETE FROM " + this.calls + " WHERE " + CallQueries.FAILED + " AND finished_at < "
 				+ this.dialect.before(retention));
 	}
 

@@ -98,6 +98,15 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Returns whether the key index leads with the method id, so that the methods that have calls
+	 * are read through it, one probe per method, rather than from every row.
+	 * @return {@code true} by default; MySQL's key index leads with the key
+	 */
+	public boolean keyIndexLeadsWithMethod() {
+		return true;
+	}
+
+	/**
 	 * Returns the index, after the table prefix, that a step replaced and that the starters before
 	 * that step still claim by: dropped once none of them runs, and until then the gate moves the
 	 * key aside as they expect.

@@ -102,6 +102,12 @@ public class MySqlDialect extends DurableDialect {
 				+ " retrying_since = NULL, finished_at = NULL, last_error = NULL";
 	}
 
+	/** The key index is {@code (call_key, method_id)}: key first, for the gap locks (see the schema script). */
+	@Override
+	public boolean keyIndexLeadsWithMethod() {
+		return false;
+	}
+
 	@Override
 	public int ownTransactionIsolation() {
 		return TransactionDefinition.ISOLATION_READ_COMMITTED;

@@ -13,6 +13,10 @@ ALTER TABLE WHEEL_TIMER_CALL ADD COLUMN IF NOT EXISTS pending BOOLEAN GENERATED 
 -- The claim reads the waiting rows by due time, and only those.
 CREATE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_PENDING ON WHEEL_TIMER_CALL (due_at) WHERE pending;
 
+-- The failed calls (and the retries waiting) by their end: the clean-up's delete and the operators' pages of
+-- failed calls read them so, however many calls wait. The gate does not change finished_at.
+CREATE INDEX IF NOT EXISTS WHEEL_TIMER_CALL_FINISHED ON WHEEL_TIMER_CALL (finished_at) WHERE finished_at IS NOT NULL;
+
 -- Room on each page for the versions the claim and the gate write, so that the gate's fits beside the row.
 ALTER TABLE WHEEL_TIMER_CALL SET (fillfactor = 80);
 
