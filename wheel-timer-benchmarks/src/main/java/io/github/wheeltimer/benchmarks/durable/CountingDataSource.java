@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 import javax.sql.DataSource;
 
@@ -30,7 +32,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * the pool's own validation queries are not counted.
  * <p>
  * It also keeps a count and the time spent per SQL text, so that a figure can be explained: which
- * statement a system sends while idle, how often, and which one a slow step waits on.
+ * statement a system sends while idle, how often, and which one a slow step waits on; and the rows
+ * each text changed or returned (an update's count, a query's rows read by the caller), so that a
+ * step can tell how many rows a system's claim took.
  */
 final class CountingDataSource extends DelegatingDataSource {
 
@@ -57,7 +61,8 @@ final class CountingDataSource extends DelegatingDataSource {
 	/** The counts so far; subtract two of them to get what happened in between. */
 	Counts counts() {
 		Map<String, Sql> sql = new LinkedHashMap<>();
-		this.bySql.forEach((text, tally) -> sql.put(text, new Sql(tally.count.sum(), tally.nanos.sum())));
+		this.bySql.forEach(
+				(text, tally) -> sql.put(text, new Sql(tally.count.sum(), tally.nanos.sum(), tally.rows.sum())));
 		return new Counts(this.statements.sum(), this.commits.sum(), sql);
 	}
 
@@ -66,13 +71,39 @@ final class CountingDataSource extends DelegatingDataSource {
 				new Class<?>[] { Connection.class }, new ConnectionHandler(connection));
 	}
 
-	private void executed(String sql, long nanos) {
+	private Tally executed(String sql, long nanos) {
 		this.statements.increment();
-		// Whitespace differs between drivers' and libraries' formatting: one line per statement.
-		String key = (sql != null) ? sql.strip().replaceAll("\\s+", " ") : "(batch of plain statements)";
-		Tally tally = this.bySql.computeIfAbsent(key, (k) -> new Tally());
+		Tally tally = this.bySql.computeIfAbsent(key(sql), (k) -> new Tally());
 		tally.count.increment();
 		tally.nanos.add(nanos);
+		return tally;
+	}
+
+	/** Whitespace differs between drivers' and libraries' formatting: one line per statement. */
+	static String key(String sql) {
+		return (sql != null) ? sql.strip().replaceAll("\\s+", " ") : "(batch of plain statements)";
+	}
+
+	/** The rows an {@code execute*} call reports: an update count, a batch's counts; a result set's are counted as read. */
+	private static long rowsOf(Object result) {
+		if (result instanceof Integer count) {
+			return Math.max(0, count);
+		}
+		if (result instanceof Long count) {
+			return Math.max(0, count);
+		}
+		long rows = 0;
+		if (result instanceof int[] counts) {
+			for (int count : counts) {
+				rows += Math.max(0, count);
+			}
+		}
+		else if (result instanceof long[] counts) {
+			for (long count : counts) {
+				rows += Math.max(0, count);
+			}
+		}
+		return rows;
 	}
 
 	private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
@@ -128,6 +159,9 @@ final class CountingDataSource extends DelegatingDataSource {
 
 		private final Object connectionProxy;
 
+		/** The tally of the statement's last execution, whose rows a result set read after it adds to. */
+		private Tally lastTally;
+
 		StatementHandler(Statement target, String preparedSql, Object connectionProxy) {
 			this.target = target;
 			this.preparedSql = preparedSql;
@@ -141,12 +175,27 @@ final class CountingDataSource extends DelegatingDataSource {
 				String sql = (args != null && args.length > 0 && args[0] instanceof String text) ? text
 						: this.preparedSql;
 				long start = System.nanoTime();
+				Object result;
 				try {
-					return CountingDataSource.invoke(this.target, method, args);
+					result = CountingDataSource.invoke(this.target, method, args);
 				}
-				finally {
-					CountingDataSource.this.executed(sql, System.nanoTime() - start);
+				catch (Throwable ex) {
+					this.lastTally = CountingDataSource.this.executed(sql, System.nanoTime() - start);
+					throw ex;
 				}
+				Tally tally = CountingDataSource.this.executed(sql, System.nanoTime() - start);
+				this.lastTally = tally;
+				if (result instanceof ResultSet rows) {
+					return countingRows(rows, tally);
+				}
+				tally.rows.add(rowsOf(result));
+				return result;
+			}
+			if (name.equals("getResultSet")) {
+				// After execute(): its rows are the last statement's.
+				Object result = CountingDataSource.invoke(this.target, method, args);
+				Tally tally = this.lastTally;
+				return (tally != null && result instanceof ResultSet rows) ? countingRows(rows, tally) : result;
 			}
 			if (name.equals("getConnection")) {
 				// Code that closes a statement's connection must close the counting one.
@@ -157,12 +206,26 @@ final class CountingDataSource extends DelegatingDataSource {
 
 	}
 
+	/** A result set that adds each row its caller reads to its statement's rows. */
+	private static ResultSet countingRows(ResultSet rows, Tally tally) {
+		return (ResultSet) Proxy.newProxyInstance(CountingDataSource.class.getClassLoader(),
+				new Class<?>[] { ResultSet.class }, (proxy, method, args) -> {
+					Object result = CountingDataSource.invoke(rows, method, args);
+					if (method.getName().equals("next") && Boolean.TRUE.equals(result)) {
+						tally.rows.increment();
+					}
+					return result;
+				});
+	}
+
 	/** Executions of one SQL text so far. */
 	private static final class Tally {
 
 		private final LongAdder count = new LongAdder();
 
 		private final LongAdder nanos = new LongAdder();
+
+		private final LongAdder rows = new LongAdder();
 
 	}
 
@@ -171,11 +234,12 @@ final class CountingDataSource extends DelegatingDataSource {
 	 *
 	 * @param count how many
 	 * @param nanos the time the caller waited on them, round trips included
+	 * @param rows the rows they changed (update counts) or returned (rows the caller read)
 	 */
-	record Sql(long count, long nanos) {
+	record Sql(long count, long nanos, long rows) {
 
 		Sql plus(Sql other) {
-			return new Sql(this.count + other.count, this.nanos + other.nanos);
+			return new Sql(this.count + other.count, this.nanos + other.nanos, this.rows + other.rows);
 		}
 
 	}
@@ -193,9 +257,10 @@ final class CountingDataSource extends DelegatingDataSource {
 		Counts minus(Counts earlier) {
 			Map<String, Sql> sql = new LinkedHashMap<>();
 			this.bySql.forEach((text, now) -> {
-				Sql before = earlier.bySql.getOrDefault(text, new Sql(0, 0));
-				if (now.count() > before.count()) {
-					sql.put(text, new Sql(now.count() - before.count(), now.nanos() - before.nanos()));
+				Sql before = earlier.bySql.getOrDefault(text, new Sql(0, 0, 0));
+				if (now.count() > before.count() || now.rows() > before.rows()) {
+					sql.put(text, new Sql(now.count() - before.count(), now.nanos() - before.nanos(),
+							now.rows() - before.rows()));
 				}
 			});
 			return new Counts(this.statements - earlier.statements, this.commits - earlier.commits, sql);
@@ -206,6 +271,15 @@ final class CountingDataSource extends DelegatingDataSource {
 			Map<String, Sql> sql = new LinkedHashMap<>(this.bySql);
 			other.bySql.forEach((text, count) -> sql.merge(text, count, Sql::plus));
 			return new Counts(this.statements + other.statements, this.commits + other.commits, sql);
+		}
+
+		/** The rows that the statements whose text {@code sql} accepts changed or returned. */
+		long rows(Predicate<String> sql) {
+			return this.bySql.entrySet()
+				.stream()
+				.filter((entry) -> sql.test(entry.getKey()))
+				.mapToLong((entry) -> entry.getValue().rows())
+				.sum();
 		}
 
 		/** The statements, most frequent first, one a line with the time spent on them, for the log. */
