@@ -2,11 +2,17 @@ package io.github.wheeltimer.benchmarks.durable;
 
 import java.io.Serializable;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -59,6 +65,12 @@ final class DbSchedulerSystem implements DurableSystem {
 	static final String TASK = "bench-call";
 
 	static final String RETRIED_TASK = "bench-retried";
+
+	/** Its table, as its README creates it ({@link #createTable}). */
+	static final String TABLE = "scheduled_tasks";
+
+	/** How many threads it runs calls on: its default. */
+	private static final int THREADS = 10;
 
 	/** Its default is 30 minutes; a benchmark that hangs should not. Nothing runs while it stops. */
 	private static final Duration SHUTDOWN_MAX_WAIT = Duration.ofSeconds(10);
@@ -204,6 +216,104 @@ final class DbSchedulerSystem implements DurableSystem {
 			this.scheduler.stop();
 		}
 		this.pool.close();
+	}
+
+	@Override
+	public String callsTable() {
+		return TABLE;
+	}
+
+	/**
+	 * Its pick: the one statement of lock-and-fetch on PostgreSQL, or the update that picks an
+	 * execution it fetched (or, on MariaDB, locked); its unpick and heartbeat set other columns.
+	 */
+	@Override
+	public boolean isClaim(String sql) {
+		return sql.toLowerCase(Locale.ROOT).contains("set picked = ?, picked_by = ?, last_heartbeat = ?");
+	}
+
+	/**
+	 * One call scheduled through the scheduler, due in an hour, is the template: each waiting call
+	 * copies its row (its task, its serialized data, unpicked, version 1) but for its instance id
+	 * (its number, as the harness names every call) and its due time. Then the template goes.
+	 */
+	@Override
+	public void insertWaiting(Connection connection, long firstCall, long count) throws SQLException {
+		boolean mariaDb = Database.isMariaDb(this.url);
+		schedule(firstCall, Delay.ONE_HOUR, CallLog.nowMicros() + Delay.ONE_HOUR.micros());
+		String columns = "task_name, task_instance, task_data, execution_time, picked, picked_by, last_success,"
+				+ " last_failure, consecutive_failures, last_heartbeat, version, priority";
+		WaitingCalls.inChunks(firstCall + 1, count, (first, size) -> {
+			try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + TABLE + " (" + columns
+					+ ") SELECT t.task_name, CAST(w.call AS " + (mariaDb ? "CHAR" : "TEXT") + "), t.task_data, w.due,"
+					+ " t.picked, t.picked_by, t.last_success, t.last_failure, t.consecutive_failures, t.last_heartbeat,"
+					+ " t.version, t.priority FROM " + TABLE + " t CROSS JOIN " + WaitingCalls.series(mariaDb, size)
+					+ " WHERE t.task_name = ? AND t.task_instance = ?")) {
+				insert.setLong(1, first - 1);
+				insert.setString(2, TASK);
+				insert.setString(3, Long.toString(firstCall));
+				return insert.executeUpdate();
+			}
+		});
+		try (PreparedStatement delete = connection
+			.prepareStatement("DELETE FROM " + TABLE + " WHERE task_name = ? AND task_instance = ?")) {
+			delete.setString(1, TASK);
+			delete.setString(2, Long.toString(firstCall));
+			delete.executeUpdate();
+		}
+	}
+
+	/**
+	 * Its poll, the statement it sent most while idle that reads due executions
+	 * ({@code execution_time <= ?}), as it sent it, bound as it binds it: the picks it sets
+	 * ({@code picked = ?} after {@code SET}: true), the ones it reads (after {@code WHERE}: false),
+	 * a name, now, and its limit: lock-and-fetch's upper limit (4.0 per thread), fetch's (3.0 per
+	 * thread, its default).
+	 */
+	@Override
+	public String plans(Connection connection, CountingDataSource.Counts idle) throws SQLException {
+		String poll = idle.bySql()
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().toLowerCase(Locale.ROOT).contains("execution_time <= ?"))
+			.max(Comparator.comparingLong((Map.Entry<String, CountingDataSource.Sql> entry) -> entry.getValue().count()))
+			.map(Map.Entry::getKey)
+			.orElse(null);
+		if (poll == null) {
+			return "(no poll of " + this.label + " was seen while idle)\n\n";
+		}
+		int limit = (int) ((this.tuned ? 4.0 : 3.0) * THREADS);
+		Timestamp now = Timestamp.from(Instant.now());
+		List<Object> parameters = new ArrayList<>();
+		String lower = poll.toLowerCase(Locale.ROOT);
+		for (int i = lower.indexOf('?'); i >= 0; i = lower.indexOf('?', i + 1)) {
+			String before = lower.substring(0, i).stripTrailing();
+			if (before.endsWith("picked_by =")) {
+				parameters.add("explain");
+			}
+			else if (before.endsWith("picked =")) {
+				parameters.add(!before.contains(" where "));
+			}
+			else if (before.endsWith("last_heartbeat =") || before.endsWith("execution_time <=")) {
+				parameters.add(now);
+			}
+			else if (before.endsWith("limit")) {
+				parameters.add(limit);
+			}
+			else {
+				return "(its poll has a parameter the harness does not know how to bind: " + poll + ")\n\n";
+			}
+		}
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(false);
+		try {
+			return WaitingCalls.section(this.label + "'s poll, as it sends it: nothing due", poll, parameters,
+					WaitingCalls.explain(connection, Database.isMariaDb(this.url), poll, parameters));
+		}
+		finally {
+			connection.rollback();
+			connection.setAutoCommit(autoCommit);
+		}
 	}
 
 	/**

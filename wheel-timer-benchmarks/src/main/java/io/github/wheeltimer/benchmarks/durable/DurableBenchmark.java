@@ -20,6 +20,7 @@ import java.util.Map;
  * wheel-timer-benchmarks/run-durable --database mariadb  # on MariaDB 10.11 (default: postgresql)
  * wheel-timer-benchmarks/run-durable --rows F1           # some rows only (the steps that measure them)
  * wheel-timer-benchmarks/run-durable --rows F1 --retried-calls 300   # F1 with 300 calls
+ * wheel-timer-benchmarks/run-durable --rows D7 --waiting 1000000      # D7 on a million waiting calls
  * </pre>
  *
  * On PostgreSQL ({@link Postgres}) the systems use its driver; on MariaDB ({@link MariaDb}),
@@ -57,7 +58,16 @@ import java.util.Map;
  * </ol>
  * D6, the database server's own CPU time per 1,000 calls ({@link ServerCpu}), is read over two of
  * those steps: over the lateness calls, the span of D4's paced figure; over the burst, from the
- * instance's start to the last run, its calls' writing left out.
+ * instance's start to the last run, its calls' writing left out. On PostgreSQL, the updates of the
+ * system's table over the lateness calls are read from {@code pg_stat_user_tables}, with how many
+ * were HOT (no index entry written), beside the rows its claim took.
+ * <p>
+ * D7, cost flat in what waits, only when {@code --rows} names it, after every other step: the idle
+ * span and the lateness calls (D5; D2, D4 paced, D6 paced) on the table as the pass found it, then
+ * again on top of {@code --waiting} calls (10,000,000; 1,000,000 with {@code --quick}) due 30 to 60
+ * days ahead, written straight into the system's table by SQL ({@link WaitingCalls}); then the
+ * plans of the system's poll (ours: its claim and its gate, from {@code ClaimAndGateStatements}) on
+ * that table, and its bytes per waiting call.
  * Between steps the system's database is vacuumed, analyzed and checkpointed
  * ({@link Database#settle}; on MariaDB: purge, {@code ANALYZE TABLE}, dirty pages flushed), so that
  * no step pays for the server's tidying after an earlier one, and each starts with the statistics
@@ -120,7 +130,9 @@ public final class DurableBenchmark {
 		}
 		String report = DurableReport.header(options.size(), options.rows(), version, settings)
 				+ DurableReport.table(results, options.size(), options.rows(), options.retriedCalls())
-				+ DurableReport.footer(options.size(), options.databaseId(), results, options.rows().contains("F1"));
+				+ DurableReport.footer(options.size(), options.databaseId(), results, options.rows().contains("F1"),
+						options.rows().contains("D7"))
+				+ DurableReport.waitingPlans(results);
 		System.out.println(report);
 		// PostgreSQL's keeps its name, which earlier runs and BENCHMARKS.md refer to.
 		String suffix = options.databaseId().equals(Database.POSTGRESQL) ? "" : "-" + options.databaseId();

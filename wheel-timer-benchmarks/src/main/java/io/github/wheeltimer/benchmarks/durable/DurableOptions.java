@@ -11,21 +11,30 @@ import java.util.Set;
 
 /**
  * What a {@link DurableBenchmark} pass was asked for on its command line: {@code --quick},
- * {@code --systems}, {@code --rows}, {@code --retried-calls} and {@code --database}; and what
- * each size and each row mean in steps, so that a pass runs only the steps of the rows it shows.
+ * {@code --systems}, {@code --rows}, {@code --retried-calls}, {@code --waiting} and
+ * {@code --database}; and what each size and each row mean in steps, so that a pass runs only the
+ * steps of the rows it shows.
  *
  * @param size how much of each step
  * @param systems the systems, in the order of their columns
  * @param rows the rows to show, in the table's order
  * @param retriedCalls F1's calls
+ * @param waiting D7's calls waiting far in the future
  * @param databaseId {@link Database#POSTGRESQL} or MariaDB's
  */
-record DurableOptions(Size size, List<String> systems, Set<String> rows, int retriedCalls, String databaseId) {
+record DurableOptions(Size size, List<String> systems, Set<String> rows, int retriedCalls, long waiting,
+		String databaseId) {
 
 	static final List<String> ALL_SYSTEMS = List.of("ours", "defaults", "tuned");
 
 	/** The rows, in the table's order, and the steps that measure each. */
 	static final Map<String, Set<Step>> ROWS = rowSteps();
+
+	/**
+	 * The rows of a pass without {@code --rows}: all but D7, whose millions of waiting calls take
+	 * longer to write than the rest of the pass takes; it runs only when named.
+	 */
+	static final Set<String> DEFAULT_ROWS = defaultRows();
 
 	/** Reads the command line; an unknown row is refused before any database starts. */
 	static DurableOptions parse(String[] args) {
@@ -35,7 +44,10 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 		Set<String> rows = rowsArgument(args);
 		String calls = argument(args, "--retried-calls");
 		int retriedCalls = (calls != null) ? Integer.parseInt(calls) : size.retried;
-		return new DurableOptions(size, systems, rows, retriedCalls, Database.argument(args));
+		String waitingCalls = argument(args, "--waiting");
+		long waiting = (waitingCalls != null) ? Long.parseLong(waitingCalls.replace("_", "").replace(",", ""))
+				: size.waiting;
+		return new DurableOptions(size, systems, rows, retriedCalls, waiting, Database.argument(args));
 	}
 
 	/** The steps this pass runs, for the rows it was asked for. */
@@ -50,11 +62,14 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 		return (systems != null) ? List.of(systems.split(",")) : ALL_SYSTEMS;
 	}
 
-	/** The rows of {@code --rows}, such as {@code F1} or {@code D2,D3}, in the table's order; all without it. */
+	/**
+	 * The rows of {@code --rows}, such as {@code F1} or {@code D2,D3}, in the table's order; all
+	 * but D7 without it.
+	 */
 	private static Set<String> rowsArgument(String[] args) {
 		String rows = argument(args, "--rows");
 		if (rows == null) {
-			return ROWS.keySet();
+			return DEFAULT_ROWS;
 		}
 		Set<String> asked = new LinkedHashSet<>();
 		for (String row : rows.split(",")) {
@@ -92,15 +107,22 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 		rows.put("D5", EnumSet.of(Step.IDLE));
 		rows.put("D6", EnumSet.of(Step.BURST, Step.LATENESS));
 		rows.put("F1", EnumSet.of(Step.RETRIES));
+		rows.put("D7", EnumSet.of(Step.WAITING));
+		return rows;
+	}
+
+	private static Set<String> defaultRows() {
+		Set<String> rows = new LinkedHashSet<>(ROWS.keySet());
+		rows.remove("D7");
 		return rows;
 	}
 
 	/** How much of each step: FULL for the table, QUICK to see that everything works. */
 	enum Size {
 
-		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000, 10_000),
+		FULL(10_000, Duration.ofSeconds(20), 2_000, Duration.ofSeconds(10), 500, 2_000, 10_000, 10_000_000),
 
-		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500, 2_000);
+		QUICK(2_000, Duration.ofSeconds(5), 500, Duration.ofSeconds(5), 200, 500, 2_000, 1_000_000);
 
 		final int burst;
 
@@ -117,8 +139,11 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 		/** F1's calls, unless {@code --retried-calls} says otherwise. */
 		final int retried;
 
+		/** D7's waiting calls, unless {@code --waiting} says otherwise. */
+		final long waiting;
+
 		Size(int burst, Duration idle, int lateness, Duration latenessPacing, int scheduleWarmUp, int schedule,
-				int retried) {
+				int retried, long waiting) {
 			this.burst = burst;
 			this.idle = idle;
 			this.lateness = lateness;
@@ -126,6 +151,7 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 			this.scheduleWarmUp = scheduleWarmUp;
 			this.schedule = schedule;
 			this.retried = retried;
+			this.waiting = waiting;
 		}
 
 	}
@@ -146,7 +172,10 @@ record DurableOptions(Size size, List<String> systems, Set<String> rows, int ret
 		SCHEDULE,
 
 		/** F1. */
-		RETRIES
+		RETRIES,
+
+		/** D7: D2, D4 paced, D5 and D6 paced on an empty table, then on top of many calls waiting far ahead. */
+		WAITING
 
 	}
 

@@ -2,6 +2,7 @@ package io.github.wheeltimer.benchmarks.durable;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -39,6 +40,13 @@ final class DurableSteps {
 	/** After F1's last success, the wait before its counts are read: ours deletes rows in a batch within a tick. */
 	static final Duration FINISHED = Duration.ofSeconds(1);
 
+	/**
+	 * How long after a step PostgreSQL's statistics hold every backend's updates: a backend flushes
+	 * its counts when it goes idle, at most once a second; counts it could not flush then wait up to
+	 * {@code PGSTAT_IDLE_INTERVAL} (10 s) for a timer, on a connection the pool leaves idle.
+	 */
+	static final Duration STATS_FLUSHED = Duration.ofSeconds(11);
+
 	private final Size size;
 
 	/** The steps this pass runs, for the rows it was asked for. */
@@ -46,6 +54,9 @@ final class DurableSteps {
 
 	/** F1's calls. */
 	private final int retriedCalls;
+
+	/** D7's waiting calls. */
+	private final long waiting;
 
 	private final Database server;
 
@@ -64,6 +75,7 @@ final class DurableSteps {
 		this.size = options.size();
 		this.steps = options.steps();
 		this.retriedCalls = options.retriedCalls();
+		this.waiting = options.waiting();
 		this.server = server;
 		this.serverCpu = serverCpu;
 	}
@@ -98,6 +110,10 @@ final class DurableSteps {
 			// Last: the rows before it are measured as they were before it existed.
 			settle();
 			retries(system, result);
+		}
+		if (this.steps.contains(Step.WAITING)) {
+			// After every other: its millions of rows must not weigh on theirs.
+			waiting(system, result);
 		}
 		long strays = CallLog.strays() + RetriedCalls.strays();
 		if (strays > 0) {
@@ -147,6 +163,14 @@ final class DurableSteps {
 
 	/** D5: statements per second with nothing pending. */
 	private void idle(DurableSystem system, DurableResult result) throws InterruptedException {
+		result.idlePerSecond = idleSpan(system, "idle").perSecond();
+	}
+
+	/**
+	 * Statements per second over the idle span, and what they were.
+	 * @param label the log's name for the step
+	 */
+	private Idle idleSpan(DurableSystem system, String label) throws InterruptedException {
 		// Whatever the burst left to tidy up is not idling.
 		Thread.sleep(2_000);
 		Counts before = system.counter().counts();
@@ -154,20 +178,35 @@ final class DurableSteps {
 		Thread.sleep(this.size.idle.toMillis());
 		Counts idle = system.counter().counts().minus(before);
 		double seconds = (System.nanoTime() - start) / 1e9;
-		result.idlePerSecond = idle.statements() / seconds;
-		System.err.printf("  idle: %.2f statements/s over %.0f s:%n%s", result.idlePerSecond, seconds,
-				idle.describe("    "));
+		double perSecond = idle.statements() / seconds;
+		System.err.printf("  %s: %.2f statements/s over %.0f s:%n%s", label, perSecond, seconds, idle.describe("    "));
+		return new Idle(perSecond, idle);
 	}
 
-	/** D2, and D4's spread figure. */
-	private void lateness(DurableSystem system, DurableResult result) throws InterruptedException {
+	/** D2, and D4's spread figure; on PostgreSQL, the updates of the system's table beside D6. */
+	private void lateness(DurableSystem system, DurableResult result) throws Exception {
+		DurableResult.Paced paced = paced(system, "lateness");
+		result.lateness = paced.lateness();
+		result.spreadStatements = paced.statements();
+		result.spreadCommits = paced.commits();
+		result.pacedCpu = paced.cpu();
+		result.pacedUpdates = paced.updates();
+	}
+
+	/**
+	 * Calls paced over some seconds: their lateness, statements and database CPU; on PostgreSQL,
+	 * the updates of the system's table meanwhile, and how many of them were HOT.
+	 * @param label the log's name for the step
+	 */
+	private DurableResult.Paced paced(DurableSystem system, String label) throws Exception {
 		int count = this.size.lateness;
 		long first = take(count);
 		CallLog.Recorder recorder = CallLog.expect(first, count);
 		// The same delays, in the same order, for every system.
 		SplittableRandom random = new SplittableRandom(42);
 		long spacingNanos = this.size.latenessPacing.toNanos() / count;
-		System.err.printf("  lateness: %,d calls over %d s%n", count, this.size.latenessPacing.toSeconds());
+		System.err.printf("  %s: %,d calls over %d s%n", label, count, this.size.latenessPacing.toSeconds());
+		long[] updatesBefore = tableUpdates(system);
 		Counts before = system.counter().counts();
 		ServerCpu.Mark paced = this.serverCpu.mark();
 		long start = System.nanoTime();
@@ -186,12 +225,93 @@ final class DurableSteps {
 		}
 		recorder.awaitAll(lastDue + system.lookInterval().toNanos() / 1_000 + GRACE.toNanos() / 1_000);
 		Counts counts = system.counter().counts().minus(before);
-		result.pacedCpu = paced.usedFor(count);
-		result.lateness = recorder.lateness();
-		result.spreadStatements = counts.statements() / (double) count;
-		result.spreadCommits = counts.commits() / (double) count;
-		System.err.printf("  lateness: %s%n  lateness: %,d statements:%n%s  lateness: database CPU per 1,000 calls %s%n",
-				result.lateness.text(), counts.statements(), counts.describe("    "), result.pacedCpu.text());
+		ServerCpu.Used cpu = paced.usedFor(count);
+		CallLog.Lateness lateness = recorder.lateness();
+		DurableResult.Updates updates = null;
+		if (updatesBefore != null) {
+			// Read once every backend has flushed its counts: the statements above are counted as they were.
+			Thread.sleep(STATS_FLUSHED.toMillis());
+			long[] updatesAfter = tableUpdates(system);
+			updates = new DurableResult.Updates(updatesAfter[0] - updatesBefore[0], updatesAfter[1] - updatesBefore[1],
+					counts.rows(system::isClaim), count);
+		}
+		System.err.printf("  %s: %s%n  %s: %,d statements:%n%s  %s: database CPU per 1,000 calls %s%n", label,
+				lateness.text(), label, counts.statements(), counts.describe("    "), label, cpu.text());
+		if (updates != null) {
+			System.err.printf("  %s: %s%n", label, updates.text());
+		}
+		return new DurableResult.Paced(lateness, counts.statements() / (double) count,
+				counts.commits() / (double) count, cpu, updates);
+	}
+
+	/**
+	 * PostgreSQL's counts of the updates of the system's table so far, {@code n_tup_upd} and
+	 * {@code n_tup_hot_upd}, read on a connection of the harness's own; {@code null} on MariaDB.
+	 */
+	private long[] tableUpdates(DurableSystem system) throws SQLException {
+		if (!this.server.id().equals(Database.POSTGRESQL)) {
+			return null;
+		}
+		try (Connection connection = connect();
+				PreparedStatement select = connection.prepareStatement(
+						"SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)")) {
+			select.setString(1, system.callsTable());
+			try (ResultSet row = select.executeQuery()) {
+				return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[] { 0, 0 };
+			}
+		}
+	}
+
+	/**
+	 * D7: the paced and idle rows (D2, D4 paced, D5, D6 paced) on the system's table as the pass
+	 * found it, then again on top of {@link #waiting} calls due 30 to 60 days ahead, which the
+	 * harness writes straight into the table by SQL; then the plans of the system's polling and
+	 * starting statements on that table, and the bytes it takes per waiting call.
+	 */
+	private void waiting(DurableSystem system, DurableResult result) throws Exception {
+		DurableResult.Waiting waiting = new DurableResult.Waiting();
+		result.waiting = waiting;
+		waiting.waiting = this.waiting;
+		boolean mariaDb = this.server.id().equals(Database.MARIADB);
+		try (Connection connection = connect()) {
+			waiting.rowsBefore = WaitingCalls.rows(connection, system.callsTable());
+		}
+		System.err.printf("  waiting: first on the table as it is (%,d rows)%n", waiting.rowsBefore);
+		settle();
+		waiting.emptyIdle = idleSpan(system, "empty: idle").perSecond();
+		settle();
+		waiting.emptyPaced = paced(system, "empty: lateness");
+		System.err.printf("  waiting: writing %,d calls due 30 to 60 days ahead%n", this.waiting);
+		long start = System.nanoTime();
+		try (Connection connection = connect()) {
+			system.insertWaiting(connection, take(1), this.waiting);
+			take((int) Math.min(Integer.MAX_VALUE, this.waiting));
+		}
+		waiting.insertSeconds = (System.nanoTime() - start) / 1e9;
+		start = System.nanoTime();
+		settle();
+		waiting.settleSeconds = (System.nanoTime() - start) / 1e9;
+		System.err.printf(Locale.ROOT, "  waiting: written in %.1f s, then %s in %.1f s%n", waiting.insertSeconds,
+				this.server.betweenSteps(), waiting.settleSeconds);
+		Idle idle = idleSpan(system, "waiting: idle");
+		waiting.fullIdle = idle.perSecond();
+		settle();
+		waiting.fullPaced = paced(system, "waiting: lateness");
+		settle();
+		try (Connection connection = connect()) {
+			WaitingCalls.sizes(connection, mariaDb, system.callsTable(), waiting);
+			waiting.plans = system.plans(connection, idle.counts());
+		}
+		System.err.printf(Locale.ROOT, "  waiting: %,d bytes in all (table %,d, indexes %,d): %.1f per waiting call%n%s%n%s",
+				waiting.totalBytes, waiting.tableBytes, waiting.indexBytes, waiting.totalBytes / (double) this.waiting,
+				waiting.indexes, waiting.plans);
+	}
+
+	/** A connection of the harness's own to the system's database, in autocommit, that no count sees. */
+	private Connection connect() throws SQLException {
+		Properties login = new Properties();
+		login.setProperty("user", Database.user(this.url));
+		return DriverManager.getConnection(this.url, login);
 	}
 
 	/**
@@ -326,9 +446,7 @@ final class DurableSteps {
 	 * @return such as {@code 3 FAILED, 4 runs}, or {@code null} if none is left
 	 */
 	private String retriedRowsLeft(DurableSystem system) throws SQLException {
-		Properties login = new Properties();
-		login.setProperty("user", Database.user(this.url));
-		try (Connection connection = DriverManager.getConnection(this.url, login);
+		try (Connection connection = connect();
 				Statement statement = connection.createStatement();
 				ResultSet rows = statement.executeQuery(system.retriedRowsQuery())) {
 			StringBuilder text = new StringBuilder();
@@ -362,6 +480,15 @@ final class DurableSteps {
 	private static Counts countsOf(DurableSystem system) {
 		CountingDataSource counter = system.counter();
 		return (counter != null) ? counter.counts() : new Counts(0, 0, Map.of());
+	}
+
+	/**
+	 * An idle span's statements per second, and what they were.
+	 *
+	 * @param perSecond statements per second
+	 * @param counts the statements
+	 */
+	private record Idle(double perSecond, Counts counts) {
 	}
 
 	private static void sleepUntil(Instant instant) throws InterruptedException {

@@ -1,5 +1,7 @@
 package io.github.wheeltimer.benchmarks.durable;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -58,6 +60,37 @@ interface DurableSystem extends AutoCloseable {
 
 	/** The longest a due call may wait for the system to look for it: how long to wait past a due time. */
 	Duration lookInterval();
+
+	/**
+	 * The table of its calls, as its statements name it (PostgreSQL folds the name, as it does in
+	 * a {@code regclass}), once the instance runs.
+	 */
+	String callsTable();
+
+	/**
+	 * Whether a statement is the one that claims due calls (db-scheduler: picks them), by its text
+	 * as {@link CountingDataSource} keys it: the rows it changed or returned are the rows claimed.
+	 */
+	boolean isClaim(String sql);
+
+	/**
+	 * D7: writes {@code count} calls due 30 to 60 days from now, spread at random, numbered from
+	 * {@code firstCall} on, straight into the system's table by SQL ({@link WaitingCalls}), in a
+	 * few statements, as a call scheduled through the running instance would have left each row:
+	 * its columns are copied from one such call, written first and then deleted.
+	 * @param connection the harness's own, in autocommit, on the system's database
+	 */
+	void insertWaiting(Connection connection, long firstCall, long count) throws SQLException;
+
+	/**
+	 * D7: the plans of the statements the system polls and starts its calls with, as it sends them,
+	 * bound with the values it would bind, on its table as it is now: {@code EXPLAIN (ANALYZE,
+	 * BUFFERS)} in a transaction rolled back on PostgreSQL, {@code EXPLAIN} on MariaDB.
+	 * @param connection the harness's own, on the system's database
+	 * @param idle what the instance sent while idle, to take its polling statement's text from
+	 * @return the plans, each under a heading, in Markdown
+	 */
+	String plans(Connection connection, CountingDataSource.Counts idle) throws SQLException;
 
 	@Override
 	void close();

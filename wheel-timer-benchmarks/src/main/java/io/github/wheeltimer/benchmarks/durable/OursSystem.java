@@ -1,13 +1,26 @@
 package io.github.wheeltimer.benchmarks.durable;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
 import io.github.wheeltimer.annotation.DelayedExecution;
+import io.github.wheeltimer.autoconfigure.WheelTimerDurableProperties;
 import io.github.wheeltimer.durable.DurableCalls;
+import io.github.wheeltimer.durable.jdbc.ClaimAndGateStatements;
+import io.github.wheeltimer.durable.jdbc.DurableDialect;
+import io.github.wheeltimer.durable.jdbc.DurableTables;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
@@ -41,6 +54,19 @@ public final class OursSystem implements DurableSystem {
 
 	/** Our default tick: how long after its due time a call on the wheel may wait for it. */
 	private static final Duration TICK = Duration.ofMillis(100);
+
+	/**
+	 * D7: the columns a new call sets, as the starter's insert lists them ({@code CallerWrites}),
+	 * so that the waiting calls are the rows it would write, whatever else the table has.
+	 */
+	private static final String NEW_COLUMNS = "id, method_id, call_key, arguments, due_at, state, owner_id, attempts,"
+			+ " trace_parent, shape, created_at, failures, retries, retrying_since, finished_at, last_error";
+
+	/** D7: the waiting calls are calls of {@link Targets#oneHour}, which the instance knows and claims. */
+	private static final Delay WAITING_DELAY = Delay.ONE_HOUR;
+
+	/** D7: the rows of the gate whose plan is shown, as a tick's batch of starting calls might hold. */
+	private static final int GATED = 10;
 
 	private final String url;
 
@@ -139,6 +165,178 @@ public final class OursSystem implements DurableSystem {
 		}
 	}
 
+	@Override
+	public String callsTable() {
+		return this.instance.getBean(DurableTables.class).calls();
+	}
+
+	/** The claim's text up to its list of method ids: the part every claim of the instance starts with. */
+	@Override
+	public boolean isClaim(String sql) {
+		DurableDialect dialect = this.instance.getBean(DurableDialect.class);
+		DurableTables tables = this.instance.getBean(DurableTables.class);
+		String fixed = WaitingCalls.commonPrefix(ClaimAndGateStatements.claimStatement(dialect, tables, 1, 0),
+				ClaimAndGateStatements.claimStatement(dialect, tables, 2, 0));
+		return sql.startsWith(CountingDataSource.key(fixed));
+	}
+
+	/**
+	 * One call scheduled through the instance, due in an hour, is the template: each waiting call
+	 * copies its method, trace and argument shape, and has arguments of the same form (the method's
+	 * two numbers, its own), a new random id, and its own due time; pending, with no owner, as the
+	 * starter's insert sets the rest. Then the template goes.
+	 */
+	@Override
+	public void insertWaiting(Connection connection, long firstCall, long count) throws SQLException {
+		boolean mariaDb = Database.isMariaDb(this.url);
+		DurableDialect dialect = this.instance.getBean(DurableDialect.class);
+		String calls = callsTable();
+		schedule(firstCall, WAITING_DELAY, CallLog.nowMicros() + WAITING_DELAY.micros());
+		Object template;
+		String arguments;
+		try (PreparedStatement select = connection.prepareStatement(
+				"SELECT id, arguments FROM " + calls + " WHERE method_id = ? ORDER BY created_at DESC")) {
+			select.setMaxRows(1);
+			select.setString(1, Targets.ONE_HOUR);
+			try (ResultSet row = select.executeQuery()) {
+				row.next();
+				template = row.getObject(1);
+				arguments = row.getString(2);
+			}
+		}
+		// The method's JSON array of its two numbers: each call its own; otherwise the template's as is.
+		boolean numbered = arguments.matches("\\[\\d+,\\d+\\]");
+		String id = mariaDb
+				? "LOWER(INSERT(INSERT(INSERT(INSERT(HEX(RANDOM_BYTES(16)), 9, 0, '-'), 14, 0, '-'), 19, 0, '-'), 24, 0,"
+						+ " '-'))"
+				: "gen_random_uuid()";
+		String callArguments = !numbered ? "t.arguments"
+				: mariaDb ? "CONCAT('[', w.call, ',', TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', w.due), ']')"
+						: "'[' || w.call || ',' || CAST(floor(extract(epoch FROM w.due) * 1000000) AS BIGINT) || ']'";
+		System.err.printf("  waiting: %s's calls, arguments such as %s%n", Targets.ONE_HOUR, arguments);
+		WaitingCalls.inChunks(firstCall + 1, count, (first, size) -> {
+			try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + calls + " (" + NEW_COLUMNS
+					+ ") SELECT " + id + ", t.method_id, NULL, " + callArguments + ", w.due, 'PENDING', NULL, 0,"
+					+ " t.trace_parent, t.shape, " + dialect.now() + ", 0, 0, NULL, NULL, NULL FROM " + calls + " t"
+					+ " CROSS JOIN " + WaitingCalls.series(mariaDb, size) + " WHERE t.id = ?")) {
+				insert.setLong(1, first - 1);
+				insert.setObject(2, template);
+				return insert.executeUpdate();
+			}
+		});
+		try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + calls + " WHERE id = ?")) {
+			delete.setObject(1, template);
+			delete.executeUpdate();
+		}
+	}
+
+	/**
+	 * The claim as each poll sends it (nothing due within the horizon: what a poll costs with
+	 * every call waiting far ahead), the same claim taking {@value #GATED} rows (due within 61
+	 * days), and the gate of {@value #GATED} claimed rows, as the starter sends them, bound as it
+	 * binds them: the instance's id, its horizon, batch size and lease, the ids of its methods.
+	 * On PostgreSQL also the claim's generic plan.
+	 */
+	@Override
+	public String plans(Connection connection, CountingDataSource.Counts idle) throws SQLException {
+		boolean mariaDb = Database.isMariaDb(this.url);
+		DurableDialect dialect = this.instance.getBean(DurableDialect.class);
+		DurableTables tables = this.instance.getBean(DurableTables.class);
+		WheelTimerDurableProperties properties = this.instance.getBean(WheelTimerDurableProperties.class);
+		List<String> methodIds = Arrays.stream(Targets.class.getDeclaredMethods())
+			.map((method) -> method.getAnnotation(DelayedExecution.class))
+			.filter(Objects::nonNull)
+			.map(DelayedExecution::id)
+			.sorted()
+			.toList();
+		Object owner;
+		try (PreparedStatement select = connection
+			.prepareStatement("SELECT id FROM " + tables.instances() + " ORDER BY heartbeat_at DESC")) {
+			select.setMaxRows(1);
+			try (ResultSet row = select.executeQuery()) {
+				row.next();
+				owner = dialect.id(UUID.fromString(row.getString(1)));
+			}
+		}
+		String claim = ClaimAndGateStatements.claimStatement(dialect, tables, methodIds.size(), 0);
+		StringBuilder plans = new StringBuilder();
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(false);
+		try {
+			List<Object> poll = claimParameters(mariaDb, owner,
+					dialect.instant(Instant.now().plus(properties.getHorizon())), methodIds, properties.getBatchSize());
+			plans.append(WaitingCalls.section("Our claim, as each poll sends it: nothing due within the horizon ("
+					+ properties.getHorizon().toSeconds() + " s)", claim, poll,
+					WaitingCalls.explain(connection, mariaDb, claim, poll)));
+			if (!mariaDb) {
+				String generic;
+				try {
+					generic = WaitingCalls.genericPlan(this.url, claim);
+				}
+				catch (SQLException ex) {
+					generic = "(not shown: " + ex.getMessage() + ")\n";
+				}
+				plans.append(String.format("Its generic plan (EXPLAIN (GENERIC_PLAN), parameters unbound), which a "
+						+ "server-side prepared statement may settle on after its fifth run:%n%n```%n%s```%n%n",
+						generic));
+			}
+			List<Object> taking = claimParameters(mariaDb, owner, dialect.instant(Instant.now().plus(Duration.ofDays(61))),
+					methodIds, GATED);
+			if (!mariaDb) {
+				plans.append(WaitingCalls.section("Our claim taking " + GATED + " rows (all due within 61 days)", claim,
+						taking, WaitingCalls.explain(connection, false, claim, taking)));
+			}
+			// The rows the gate starts: claimed here (the earliest still pending), in this transaction.
+			List<Object> ids = new ArrayList<>();
+			try (PreparedStatement claiming = connection.prepareStatement(claim)) {
+				WaitingCalls.bind(claiming, taking);
+				try (ResultSet rows = claiming.executeQuery()) {
+					while (rows.next()) {
+						ids.add(dialect.id(UUID.fromString(rows.getString(1))));
+					}
+				}
+			}
+			String lock = ClaimAndGateStatements.gateLock(dialect, tables, ids.size());
+			String gate = dialect.returning(ClaimAndGateStatements.gateStatement(dialect, tables, properties.getLease(),
+					dialect.inSubquery("id", lock)), "id");
+			if (gate != null) {
+				List<Object> parameters = new ArrayList<>(ids);
+				parameters.add(owner);
+				parameters.add(owner);
+				plans.append(WaitingCalls.section("Our gate of " + ids.size() + " claimed rows, one statement",
+						gate, parameters, WaitingCalls.explain(connection, mariaDb, gate, parameters)));
+			}
+			else {
+				List<Object> parameters = new ArrayList<>(ids);
+				parameters.add(owner);
+				plans.append(WaitingCalls.section("Our gate of " + ids.size() + " claimed rows: its locking select",
+						lock, parameters, WaitingCalls.explain(connection, mariaDb, lock, parameters)));
+				String update = ClaimAndGateStatements.gateStatement(dialect, tables, properties.getLease(),
+						"id IN (" + WaitingCalls.placeholders(ids.size()) + ")");
+				plans.append(WaitingCalls.section("Our gate: its update of the rows locked", update, parameters,
+						WaitingCalls.explain(connection, mariaDb, update, parameters)));
+			}
+		}
+		finally {
+			connection.rollback();
+			connection.setAutoCommit(autoCommit);
+		}
+		return plans.toString();
+	}
+
+	/** The claim's parameters, in the order its text binds them: on PostgreSQL's one statement, the owner first. */
+	private static List<Object> claimParameters(boolean mariaDb, Object owner, Object until, List<String> methodIds,
+			int limit) {
+		List<Object> parameters = new ArrayList<>();
+		if (!mariaDb) {
+			parameters.add(owner);
+		}
+		parameters.add(until);
+		parameters.addAll(methodIds);
+		parameters.add(limit);
+		return parameters;
+	}
+
 	private ConfigurableApplicationContext startApplication() {
 		return new SpringApplicationBuilder(Application.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
@@ -173,6 +371,8 @@ public final class OursSystem implements DurableSystem {
 
 		static final String FAILS_TWICE = "bench.failsTwice";
 
+		static final String ONE_HOUR = "bench.oneHour";
+
 		@DelayedExecution(delay = 500, timeUnit = TimeUnit.MILLISECONDS, durable = true, id = "bench.halfSecond")
 		public void halfSecond(long callNumber, long dueAtEpochMicros) {
 			CallLog.ran(callNumber, dueAtEpochMicros);
@@ -203,7 +403,7 @@ public final class OursSystem implements DurableSystem {
 			CallLog.ran(callNumber, dueAtEpochMicros);
 		}
 
-		@DelayedExecution(delay = 1, timeUnit = TimeUnit.HOURS, durable = true, id = "bench.oneHour")
+		@DelayedExecution(delay = 1, timeUnit = TimeUnit.HOURS, durable = true, id = ONE_HOUR)
 		public void oneHour(long callNumber, long dueAtEpochMicros) {
 			CallLog.ran(callNumber, dueAtEpochMicros);
 		}
