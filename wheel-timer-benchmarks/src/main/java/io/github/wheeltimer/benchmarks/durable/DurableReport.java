@@ -103,6 +103,9 @@ final class DurableReport {
 				String.format(Locale.ROOT, "idle statements per second (over %d s), %s", size.idle.toSeconds(), on),
 				results, (r) -> String.format(Locale.ROOT, "%.2f → %.2f (%s)", r.waiting.emptyIdle, r.waiting.fullIdle,
 						ratio(r.waiting.emptyIdle, r.waiting.fullIdle)));
+		row(table, shown, "D7", "D7: D5 CPU", "database CPU while idle, ms per second, " + on, results,
+				(r) -> String.format(Locale.ROOT, "%.1f → %.1f ms/s (%s)", r.waiting.emptyIdleCpu, r.waiting.fullIdleCpu,
+						ratio(r.waiting.emptyIdleCpu, r.waiting.fullIdleCpu)));
 		row(table, shown, "D7", "D7: D6", "database CPU per 1,000 calls, paced, " + on, results,
 				(r) -> String.format(Locale.ROOT, "%s → %s (%s)", r.waiting.emptyPaced.cpu().text(),
 						r.waiting.fullPaced.cpu().text(), ratio(r.waiting.emptyPaced.cpu().millisPerThousandCalls(),

@@ -107,6 +107,11 @@ final class DurableResult {
 
 		double fullIdle = Double.NaN;
 
+		/** The database server's CPU time over each idle span, ms per second. */
+		double emptyIdleCpu = Double.NaN;
+
+		double fullIdleCpu = Double.NaN;
+
 		/** Writing the waiting calls, and the VACUUM ANALYZE (or ANALYZE TABLE) and checkpoint after. */
 		double insertSeconds = Double.NaN;
 

@@ -174,13 +174,17 @@ final class DurableSteps {
 		// Whatever the burst left to tidy up is not idling.
 		Thread.sleep(2_000);
 		Counts before = system.counter().counts();
+		ServerCpu.Mark cpu = this.serverCpu.mark();
 		long start = System.nanoTime();
 		Thread.sleep(this.size.idle.toMillis());
 		Counts idle = system.counter().counts().minus(before);
 		double seconds = (System.nanoTime() - start) / 1e9;
+		// Per second: one "call" per second of the span, in ms per 1,000.
+		double cpuMillisPerSecond = cpu.usedFor(1).nanos() / 1e6 / seconds;
 		double perSecond = idle.statements() / seconds;
-		System.err.printf("  %s: %.2f statements/s over %.0f s:%n%s", label, perSecond, seconds, idle.describe("    "));
-		return new Idle(perSecond, idle);
+		System.err.printf(Locale.ROOT, "  %s: %.2f statements/s over %.0f s (database CPU %.1f ms/s):%n%s", label,
+				perSecond, seconds, cpuMillisPerSecond, idle.describe("    "));
+		return new Idle(perSecond, cpuMillisPerSecond, idle);
 	}
 
 	/** D2, and D4's spread figure; on PostgreSQL, the updates of the system's table beside D6. */
@@ -278,7 +282,9 @@ final class DurableSteps {
 		}
 		System.err.printf("  waiting: first on the table as it is (%,d rows)%n", waiting.rowsBefore);
 		settle();
-		waiting.emptyIdle = idleSpan(system, "empty: idle").perSecond();
+		Idle emptyIdle = idleSpan(system, "empty: idle");
+		waiting.emptyIdle = emptyIdle.perSecond();
+		waiting.emptyIdleCpu = emptyIdle.cpuMillisPerSecond();
 		settle();
 		waiting.emptyPaced = paced(system, "empty: lateness");
 		System.err.printf("  waiting: writing %,d calls due 30 to 60 days ahead%n", this.waiting);
@@ -293,14 +299,16 @@ final class DurableSteps {
 		waiting.settleSeconds = (System.nanoTime() - start) / 1e9;
 		System.err.printf(Locale.ROOT, "  waiting: written in %.1f s, then %s in %.1f s%n", waiting.insertSeconds,
 				this.server.betweenSteps(), waiting.settleSeconds);
+		Counts onWaiting = system.counter().counts();
 		Idle idle = idleSpan(system, "waiting: idle");
 		waiting.fullIdle = idle.perSecond();
+		waiting.fullIdleCpu = idle.cpuMillisPerSecond();
 		settle();
 		waiting.fullPaced = paced(system, "waiting: lateness");
 		settle();
 		try (Connection connection = connect()) {
 			WaitingCalls.sizes(connection, mariaDb, system.callsTable(), waiting);
-			waiting.plans = system.plans(connection, idle.counts());
+			waiting.plans = system.plans(connection, system.counter().counts().minus(onWaiting));
 		}
 		System.err.printf(Locale.ROOT, "  waiting: %,d bytes in all (table %,d, indexes %,d): %.1f per waiting call%n%s%n%s",
 				waiting.totalBytes, waiting.tableBytes, waiting.indexBytes, waiting.totalBytes / (double) this.waiting,
@@ -486,9 +494,10 @@ final class DurableSteps {
 	 * An idle span's statements per second, and what they were.
 	 *
 	 * @param perSecond statements per second
+	 * @param cpuMillisPerSecond the database server's CPU time over the span, ms per second
 	 * @param counts the statements
 	 */
-	private record Idle(double perSecond, Counts counts) {
+	private record Idle(double perSecond, double cpuMillisPerSecond, Counts counts) {
 	}
 
 	private static void sleepUntil(Instant instant) throws InterruptedException {

@@ -87,7 +87,8 @@ interface DurableSystem extends AutoCloseable {
 	 * bound with the values it would bind, on its table as it is now: {@code EXPLAIN (ANALYZE,
 	 * BUFFERS)} in a transaction rolled back on PostgreSQL, {@code EXPLAIN} on MariaDB.
 	 * @param connection the harness's own, on the system's database
-	 * @param idle what the instance sent while idle, to take its polling statement's text from
+	 * @param idle what the instance sent on the waiting calls (their idle span and paced calls), to
+	 * take its polling statement's text from
 	 * @return the plans, each under a heading, in Markdown
 	 */
 	String plans(Connection connection, CountingDataSource.Counts idle) throws SQLException;

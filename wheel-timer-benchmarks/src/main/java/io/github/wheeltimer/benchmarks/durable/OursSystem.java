@@ -65,6 +65,9 @@ public final class OursSystem implements DurableSystem {
 	/** D7: the waiting calls are calls of {@link Targets#oneHour}, which the instance knows and claims. */
 	private static final Delay WAITING_DELAY = Delay.ONE_HOUR;
 
+	/** D7: a statement sent on the waiting calls this slow or slower, on average, has its plan shown. */
+	private static final long SLOW_MILLIS = 5;
+
 	/** D7: the rows of the gate whose plan is shown, as a tick's batch of starting calls might hold. */
 	private static final int GATED = 10;
 
@@ -321,7 +324,58 @@ public final class OursSystem implements DurableSystem {
 			connection.rollback();
 			connection.setAutoCommit(autoCommit);
 		}
+		slowest(connection, mariaDb, idle, methodIds, plans);
 		return plans.toString();
+	}
+
+	/**
+	 * The statements sent on the waiting calls (the idle span and the paced calls) that took
+	 * {@value #SLOW_MILLIS} ms or more each, on average,
+	 * as the instance sent them: those that bind nothing, or only the ids of its methods, whose
+	 * values are known here. Explained in a transaction rolled back, as the claim is.
+	 */
+	private static void slowest(Connection connection, boolean mariaDb, CountingDataSource.Counts idle,
+			List<String> methodIds, StringBuilder plans) throws SQLException {
+		List<java.util.Map.Entry<String, CountingDataSource.Sql>> slow = idle.bySql()
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().count() > 0
+					&& entry.getValue().nanos() / entry.getValue().count() >= SLOW_MILLIS * 1_000_000)
+			.sorted(java.util.Comparator.comparingLong(
+					(java.util.Map.Entry<String, CountingDataSource.Sql> entry) -> entry.getValue().nanos()).reversed())
+			.toList();
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(false);
+		try {
+			for (java.util.Map.Entry<String, CountingDataSource.Sql> entry : slow) {
+				String sql = entry.getKey();
+				long parameters = sql.chars().filter((c) -> c == '?').count();
+				String heading = String.format(java.util.Locale.ROOT,
+						"Slow on the waiting calls: %d runs over the idle span and the paced calls, %.1f ms each on average", entry.getValue().count(),
+						entry.getValue().nanos() / 1e6 / entry.getValue().count());
+				if (parameters != 0 && parameters != methodIds.size()) {
+					plans.append(heading).append(": binds values the harness does not know, not explained\n\n```sql\n")
+						.append(sql)
+						.append("\n```\n\n");
+					continue;
+				}
+				List<Object> bound = new ArrayList<>((parameters == 0) ? List.of() : methodIds);
+				String plan;
+				try {
+					plan = WaitingCalls.explain(connection, mariaDb, sql, bound);
+				}
+				catch (SQLException ex) {
+					// Its parameters were not the method ids after all.
+					plan = "(not explained: " + ex.getMessage() + ")\n";
+				}
+				plans.append(WaitingCalls.section(heading, sql, bound, plan));
+				connection.rollback();
+			}
+		}
+		finally {
+			connection.rollback();
+			connection.setAutoCommit(autoCommit);
+		}
 	}
 
 	/** The claim's parameters, in the order its text binds them: on PostgreSQL's one statement, the owner first. */
