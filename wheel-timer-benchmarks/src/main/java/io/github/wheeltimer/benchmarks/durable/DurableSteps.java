@@ -41,7 +41,8 @@ final class DurableSteps {
 	static final Duration FINISHED = Duration.ofSeconds(1);
 
 	/**
-	 * How long after a step PostgreSQL's statistics hold every backend's updates: a backend flushes
+	 * How long after a step PostgreSQL's statistics hold every backend's updates, waited for before
+	 * and after the paced calls (outside of what they measure): a backend flushes
 	 * its counts when it goes idle, at most once a second; counts it could not flush then wait up to
 	 * {@code PGSTAT_IDLE_INTERVAL} (10 s) for a timer, on a connection the pool leaves idle.
 	 */
@@ -210,6 +211,10 @@ final class DurableSteps {
 		SplittableRandom random = new SplittableRandom(42);
 		long spacingNanos = this.size.latenessPacing.toNanos() / count;
 		System.err.printf("  %s: %,d calls over %d s%n", label, count, this.size.latenessPacing.toSeconds());
+		if (this.server.id().equals(Database.POSTGRESQL)) {
+			// The updates of a step before (a burst's, a quick idle span after it) are all counted by now.
+			Thread.sleep(STATS_FLUSHED.toMillis());
+		}
 		long[] updatesBefore = tableUpdates(system);
 		Counts before = system.counter().counts();
 		ServerCpu.Mark paced = this.serverCpu.mark();
