@@ -300,8 +300,10 @@ public final class OursSystem implements DurableSystem {
 				}
 			}
 			String lock = ClaimAndGateStatements.gateLock(dialect, tables, ids.size());
+			// In place where the dialect allows it: on these fresh tables no older starter ran.
+			boolean inPlace = dialect.gateInPlace();
 			String gate = dialect.returning(ClaimAndGateStatements.gateStatement(dialect, tables, properties.getLease(),
-					dialect.inSubquery("id", lock)), "id");
+					dialect.inSubquery("id", lock), inPlace), "id");
 			if (gate != null) {
 				List<Object> parameters = new ArrayList<>(ids);
 				parameters.add(owner);
@@ -315,7 +317,7 @@ public final class OursSystem implements DurableSystem {
 				plans.append(WaitingCalls.section("Our gate of " + ids.size() + " claimed rows: its locking select",
 						lock, parameters, WaitingCalls.explain(connection, mariaDb, lock, parameters)));
 				String update = ClaimAndGateStatements.gateStatement(dialect, tables, properties.getLease(),
-						"id IN (" + WaitingCalls.placeholders(ids.size()) + ")");
+						"id IN (" + WaitingCalls.placeholders(ids.size()) + ")", inPlace);
 				plans.append(WaitingCalls.section("Our gate: its update of the rows locked", update, parameters,
 						WaitingCalls.explain(connection, mariaDb, update, parameters)));
 			}
