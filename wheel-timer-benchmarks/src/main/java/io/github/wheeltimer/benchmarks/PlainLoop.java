@@ -1,0 +1,169 @@
+package io.github.wheeltimer.benchmarks;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * A second harness for rows S1, C1 and C2, with no JMH in it: plain loops timed with
+ * {@link System#nanoTime()}, one row and one peer per JVM ({@code run-plain} starts the JVMs, with
+ * the heap flags of JMH's forks, alternating the peers). Each round times a million operations and
+ * is followed by an untimed {@link System#gc()}, as JMH's {@code -gc true} does between iterations;
+ * a few rounds warm up first and are not reported.
+ * <ul>
+ * <li>S1: a fresh timer (100 ms tick, 512 buckets), then a million schedules one hour away.</li>
+ * <li>C1: a timer holding a million pending timeouts; then, a thousand times, a batch of a thousand
+ * schedules (untimed) and their thousand cancels (timed), as {@link CancelBenchmark} does.</li>
+ * <li>C2: a fresh timer, then a million schedule-then-cancel pairs, 30 s away.</li>
+ * </ul>
+ * The million operations of a round run as a thousand calls of a method doing a thousand: a
+ * round is never one huge loop, which the JIT would compile on the stack (OSR) while it runs, and
+ * the method each round calls is the one compiled during the warm-up.
+ *
+ * <p>Arguments: {@code --row S1|C1|C2 --peer ours|netty|... [--rounds 10] [--warmup 5]
+ * [--verbose]}. Prints one line: the row, the peer, and the median, minimum, maximum and spread
+ * (maximum minus minimum) of the rounds, in ns per operation; {@code --verbose} prints each round.
+ */
+public final class PlainLoop {
+
+	static final int BATCH = 1_000;
+
+	static final int BATCHES = 1_000;
+
+	static final int PENDING = 1_000_000;
+
+	private final Peer peer;
+
+	private final Object[] handles = new Object[BATCH];
+
+	private PlainLoop(Peer peer) {
+		this.peer = peer;
+	}
+
+	public static void main(String[] args) throws Exception {
+		String row = null;
+		String peerLabel = null;
+		int rounds = 10;
+		int warmUp = 5;
+		boolean verbose = false;
+		for (int i = 0; i < args.length; i++) {
+			switch (args[i]) {
+				case "--row" -> row = args[++i];
+				case "--peer" -> peerLabel = args[++i];
+				case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+				case "--warmup" -> warmUp = Integer.parseInt(args[++i]);
+				case "--verbose" -> verbose = true;
+				default -> throw new IllegalArgumentException("Unknown argument '" + args[i] + "'");
+			}
+		}
+		if (row == null || peerLabel == null) {
+			throw new IllegalArgumentException("Usage: PlainLoop --row S1|C1|C2 --peer PEER [--rounds N] [--warmup N] [--verbose]");
+		}
+		PlainLoop loop = new PlainLoop(Peer.ofLabel(peerLabel));
+		double[] nanosPerOp = new double[rounds];
+		for (int round = -warmUp; round < rounds; round++) {
+			double perOp = switch (row) {
+				case "S1" -> loop.scheduleRound();
+				case "C1" -> loop.cancelRound();
+				case "C2" -> loop.scheduleThenCancelRound();
+				default -> throw new IllegalArgumentException("Unknown row '" + row + "'");
+			};
+			System.gc();
+			if (verbose) {
+				System.out.printf(Locale.ROOT, "%s %s round %d: %.1f ns/op%s%n", row, peerLabel, round, perOp,
+						(round < 0) ? " (warm-up)" : "");
+			}
+			if (round >= 0) {
+				nanosPerOp[round] = perOp;
+			}
+		}
+		Arrays.sort(nanosPerOp);
+		double median = (nanosPerOp[(rounds - 1) / 2] + nanosPerOp[rounds / 2]) / 2;
+		double min = nanosPerOp[0];
+		double max = nanosPerOp[rounds - 1];
+		System.out.printf(Locale.ROOT, "%s %s rounds %d median %.1f min %.1f max %.1f spread %.1f (%.0f%%)%n", row,
+				peerLabel, rounds, median, min, max, max - min, 100 * (max - min) / median);
+	}
+
+	private Peer.PeerTimer newTimer() {
+		return this.peer.create(Duration.ofMillis(100), 512);
+	}
+
+	/** S1: ns per schedule, a million of them on a fresh timer. */
+	private double scheduleRound() {
+		Peer.PeerTimer timer = newTimer();
+		try {
+			Object task = timer.task(() -> {
+			});
+			long start = System.nanoTime();
+			for (int i = 0; i < BATCHES; i++) {
+				scheduleBatch(timer, task);
+			}
+			return (double) (System.nanoTime() - start) / (BATCH * BATCHES);
+		}
+		finally {
+			timer.close();
+		}
+	}
+
+	private void scheduleBatch(Peer.PeerTimer timer, Object task) {
+		Object[] handles = this.handles;
+		for (int i = 0; i < BATCH; i++) {
+			handles[i] = timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
+		}
+	}
+
+	/** C1: ns per cancel of a fresh timeout, with a million pending. */
+	private double cancelRound() {
+		Peer.PeerTimer timer = newTimer();
+		try {
+			Object task = timer.task(() -> {
+			});
+			for (int i = 0; i < PENDING; i++) {
+				timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
+			}
+			long total = 0;
+			for (int i = 0; i < BATCHES; i++) {
+				scheduleBatch(timer, task);
+				long start = System.nanoTime();
+				cancelBatch(timer);
+				total += System.nanoTime() - start;
+			}
+			return (double) total / (BATCH * BATCHES);
+		}
+		finally {
+			timer.close();
+		}
+	}
+
+	private void cancelBatch(Peer.PeerTimer timer) {
+		Object[] handles = this.handles;
+		for (int i = 0; i < BATCH; i++) {
+			timer.cancel(handles[i]);
+		}
+	}
+
+	/** C2: ns per schedule-then-cancel pair on a fresh timer. */
+	private double scheduleThenCancelRound() {
+		Peer.PeerTimer timer = newTimer();
+		try {
+			Object task = timer.task(() -> {
+			});
+			long start = System.nanoTime();
+			for (int i = 0; i < BATCHES; i++) {
+				scheduleThenCancelBatch(timer, task);
+			}
+			return (double) (System.nanoTime() - start) / (BATCH * BATCHES);
+		}
+		finally {
+			timer.close();
+		}
+	}
+
+	private static void scheduleThenCancelBatch(Peer.PeerTimer timer, Object task) {
+		for (int i = 0; i < BATCH; i++) {
+			timer.cancel(timer.schedule(task, ScheduleThenCancelBenchmark.THIRTY_SECONDS));
+		}
+	}
+
+}
