@@ -1,5 +1,7 @@
 package io.github.wheeltimer.benchmarks;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -36,6 +38,14 @@ public final class PlainLoop {
 
 	private final Object[] handles = new Object[BATCH];
 
+	private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+
+	/** The worker's CPU time during the last round's measured part, in ns. */
+	private long workerCpu;
+
+	/** The wall time of the last round's measured part, in ns. */
+	private long measuredWall;
+
 	private PlainLoop(Peer peer) {
 		this.peer = peer;
 	}
@@ -61,6 +71,7 @@ public final class PlainLoop {
 		}
 		PlainLoop loop = new PlainLoop(Peer.ofLabel(peerLabel));
 		double[] nanosPerOp = new double[rounds];
+		double[] workerShare = new double[rounds];
 		for (int round = -warmUp; round < rounds; round++) {
 			double perOp = switch (row) {
 				case "S1" -> loop.scheduleRound();
@@ -69,24 +80,33 @@ public final class PlainLoop {
 				default -> throw new IllegalArgumentException("Unknown row '" + row + "'");
 			};
 			System.gc();
+			double share = 100.0 * loop.workerCpu / loop.measuredWall;
 			if (verbose) {
-				System.out.printf(Locale.ROOT, "%s %s round %d: %.1f ns/op%s%n", row, peerLabel, round, perOp,
-						(round < 0) ? " (warm-up)" : "");
+				System.out.printf(Locale.ROOT, "%s %s round %d: %.1f ns/op, worker CPU %.0f%%%s%n", row, peerLabel, round,
+						perOp, share, (round < 0) ? " (warm-up)" : "");
 			}
 			if (round >= 0) {
 				nanosPerOp[round] = perOp;
+				workerShare[round] = share;
 			}
 		}
 		Arrays.sort(nanosPerOp);
 		double median = (nanosPerOp[(rounds - 1) / 2] + nanosPerOp[rounds / 2]) / 2;
 		double min = nanosPerOp[0];
 		double max = nanosPerOp[rounds - 1];
-		System.out.printf(Locale.ROOT, "%s %s rounds %d median %.1f min %.1f max %.1f spread %.1f (%.0f%%)%n", row,
-				peerLabel, rounds, median, min, max, max - min, 100 * (max - min) / median);
+		Arrays.sort(workerShare);
+		System.out.printf(Locale.ROOT,
+				"%s %s rounds %d median %.1f min %.1f max %.1f spread %.1f (%.0f%%) worker-cpu %.0f%%%n", row, peerLabel,
+				rounds, median, min, max, max - min, 100 * (max - min) / median, workerShare[(rounds - 1) / 2]);
 	}
 
 	private Peer.PeerTimer newTimer() {
 		return this.peer.create(Duration.ofMillis(100), 512);
+	}
+
+	private long workerCpu(Peer.PeerTimer timer) {
+		Thread worker = timer.worker();
+		return (worker != null) ? Math.max(0, this.threads.getThreadCpuTime(worker.getId())) : 0;
 	}
 
 	/** S1: ns per schedule, a million of them on a fresh timer. */
@@ -95,11 +115,14 @@ public final class PlainLoop {
 		try {
 			Object task = timer.task(() -> {
 			});
+			long cpu = workerCpu(timer);
 			long start = System.nanoTime();
 			for (int i = 0; i < BATCHES; i++) {
 				scheduleBatch(timer, task);
 			}
-			return (double) (System.nanoTime() - start) / (BATCH * BATCHES);
+			this.measuredWall = System.nanoTime() - start;
+			this.workerCpu = workerCpu(timer) - cpu;
+			return (double) this.measuredWall / (BATCH * BATCHES);
 		}
 		finally {
 			timer.close();
@@ -123,12 +146,17 @@ public final class PlainLoop {
 				timer.schedule(task, ScheduleBenchmark.ONE_HOUR);
 			}
 			long total = 0;
+			long cpu = workerCpu(timer);
+			long begin = System.nanoTime();
 			for (int i = 0; i < BATCHES; i++) {
 				scheduleBatch(timer, task);
 				long start = System.nanoTime();
 				cancelBatch(timer);
 				total += System.nanoTime() - start;
 			}
+			// The worker's share of the whole loop, the untimed schedules included.
+			this.measuredWall = System.nanoTime() - begin;
+			this.workerCpu = workerCpu(timer) - cpu;
 			return (double) total / (BATCH * BATCHES);
 		}
 		finally {
@@ -149,11 +177,14 @@ public final class PlainLoop {
 		try {
 			Object task = timer.task(() -> {
 			});
+			long cpu = workerCpu(timer);
 			long start = System.nanoTime();
 			for (int i = 0; i < BATCHES; i++) {
 				scheduleThenCancelBatch(timer, task);
 			}
-			return (double) (System.nanoTime() - start) / (BATCH * BATCHES);
+			this.measuredWall = System.nanoTime() - start;
+			this.workerCpu = workerCpu(timer) - cpu;
+			return (double) this.measuredWall / (BATCH * BATCHES);
 		}
 		finally {
 			timer.close();
