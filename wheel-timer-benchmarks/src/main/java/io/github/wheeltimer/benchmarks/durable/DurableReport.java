@@ -1,10 +1,12 @@
 package io.github.wheeltimer.benchmarks.durable;
 
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.github.wheeltimer.benchmarks.durable.DurableOptions.Size;
 
@@ -107,9 +109,10 @@ final class DurableReport {
 				(r) -> String.format(Locale.ROOT, "%.1f → %.1f ms/s (%s)", r.waiting.emptyIdleCpu, r.waiting.fullIdleCpu,
 						ratio(r.waiting.emptyIdleCpu, r.waiting.fullIdleCpu)));
 		row(table, shown, "D7", "D7: D6", "database CPU per 1,000 calls, paced, " + on, results,
-				(r) -> String.format(Locale.ROOT, "%s → %s (%s)", r.waiting.emptyPaced.cpu().text(),
+				(r) -> String.format(Locale.ROOT, "%s → %s (%s); each run: %s → %s", r.waiting.emptyPaced.cpu().text(),
 						r.waiting.fullPaced.cpu().text(), ratio(r.waiting.emptyPaced.cpu().millisPerThousandCalls(),
-								r.waiting.fullPaced.cpu().millisPerThousandCalls())));
+								r.waiting.fullPaced.cpu().millisPerThousandCalls()),
+						runs(r.waiting.emptyRuns), runs(r.waiting.fullRuns)));
 		if (results.values().stream().anyMatch((r) -> r.waiting != null && r.waiting.fullPaced != null
 				&& r.waiting.fullPaced.updates() != null)) {
 			row(table, shown, "D7", "D7: updates", "updates of the system's table over D7's paced calls (PostgreSQL), "
@@ -245,6 +248,13 @@ final class DurableReport {
 				label, result.otherCores, result.commitBefore, result.commitAfter)));
 		footer.setLength(footer.length() - 1);
 		return footer.append(".\n").toString();
+	}
+
+	/** @return each paced run's database CPU per 1,000 calls, in the order they ran */
+	private static String runs(List<DurableResult.Paced> runs) {
+		return runs.stream()
+			.map((run) -> String.format(Locale.ROOT, "%,.0f", run.cpu().millisPerThousandCalls()))
+			.collect(Collectors.joining(", ", "", " ms"));
 	}
 
 }

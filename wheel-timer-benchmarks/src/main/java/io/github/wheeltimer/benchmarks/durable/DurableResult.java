@@ -1,6 +1,7 @@
 package io.github.wheeltimer.benchmarks.durable;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 import io.github.wheeltimer.benchmarks.durable.CountingDataSource.Counts;
@@ -99,7 +100,13 @@ final class DurableResult {
 		/** The system's rows before the waiting calls were written (left by earlier steps). */
 		long rowsBefore;
 
+		/** The paced runs on the empty table; {@link #emptyPaced} is the median's. */
+		List<Paced> emptyRuns = List.of();
+
 		Paced emptyPaced;
+
+		/** The paced runs on the waiting calls; {@link #fullPaced} is the median's. */
+		List<Paced> fullRuns = List.of();
 
 		double emptyIdle = Double.NaN;
 

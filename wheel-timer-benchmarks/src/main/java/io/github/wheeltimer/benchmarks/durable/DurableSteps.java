@@ -8,6 +8,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -36,6 +39,9 @@ final class DurableSteps {
 	 * first poll), and the two spans compare like with like.
 	 */
 	private static final Duration WAITING_IDLE = Duration.ofMinutes(1);
+
+	/** How many times D7 paces its calls on each table. */
+	private static final int PACED_RUNS = 3;
 
 	/** The burst's instance needs time to start; a system that never drains must not hold the run. */
 	private static final Duration BURST_CAP = Duration.ofSeconds(120);
@@ -297,8 +303,8 @@ final class DurableSteps {
 		Idle emptyIdle = idleSpan(system, "empty: idle", WAITING_IDLE);
 		waiting.emptyIdle = emptyIdle.perSecond();
 		waiting.emptyIdleCpu = emptyIdle.cpuMillisPerSecond();
-		settle();
-		waiting.emptyPaced = paced(system, "empty: lateness");
+		waiting.emptyRuns = pacedRuns(system, "empty");
+		waiting.emptyPaced = median(waiting.emptyRuns);
 		System.err.printf("  waiting: writing %,d calls due 30 to 60 days ahead%n", this.waiting);
 		long start = System.nanoTime();
 		try (Connection connection = connect()) {
@@ -315,8 +321,8 @@ final class DurableSteps {
 		Idle idle = idleSpan(system, "waiting: idle", WAITING_IDLE);
 		waiting.fullIdle = idle.perSecond();
 		waiting.fullIdleCpu = idle.cpuMillisPerSecond();
-		settle();
-		waiting.fullPaced = paced(system, "waiting: lateness");
+		waiting.fullRuns = pacedRuns(system, "waiting");
+		waiting.fullPaced = median(waiting.fullRuns);
 		settle();
 		try (Connection connection = connect()) {
 			WaitingCalls.sizes(connection, mariaDb, system.callsTable(), waiting);
@@ -325,6 +331,26 @@ final class DurableSteps {
 		System.err.printf(Locale.ROOT, "  waiting: %,d bytes in all (table %,d, indexes %,d): %.1f per waiting call%n%s%n%s",
 				waiting.totalBytes, waiting.tableBytes, waiting.indexBytes, waiting.totalBytes / (double) this.waiting,
 				waiting.indexes, waiting.plans);
+	}
+
+	/**
+	 * D7's paced calls, {@value #PACED_RUNS} times on one table: the database's CPU over one such
+	 * span moves by a third from run to run (its background workers), more than the 10 % D7 looks for.
+	 */
+	private List<DurableResult.Paced> pacedRuns(DurableSystem system, String label) throws Exception {
+		List<DurableResult.Paced> runs = new ArrayList<>();
+		for (int run = 1; run <= PACED_RUNS; run++) {
+			settle();
+			runs.add(paced(system, label + ": lateness, run " + run));
+		}
+		return runs;
+	}
+
+	/** @return the run whose database CPU is the median */
+	private static DurableResult.Paced median(List<DurableResult.Paced> runs) {
+		List<DurableResult.Paced> sorted = new ArrayList<>(runs);
+		sorted.sort(Comparator.comparingDouble((run) -> run.cpu().millisPerThousandCalls()));
+		return sorted.get(sorted.size() / 2);
 	}
 
 	/** A connection of the harness's own to the system's database, in autocommit, that no count sees. */
