@@ -20,6 +20,7 @@ import io.github.wheeltimer.durable.run.DurableResult;
 import io.github.wheeltimer.durable.run.HeldCall;
 import io.github.wheeltimer.durable.run.HeldCalls;
 import io.github.wheeltimer.durable.run.RunPipeline;
+import io.github.wheeltimer.durable.storage.CallIds;
 import io.github.wheeltimer.durable.storage.CallRepository;
 import io.github.wheeltimer.durable.storage.DatabaseFailure;
 import io.github.wheeltimer.durable.storage.InstanceStatus;
@@ -100,7 +101,7 @@ public final class CallWriter {
 	@Nullable Object schedule(DurableMethod method, @Nullable Object[] values) {
 		String key = method.keyOf(values);
 		String arguments = method.arguments().write(values);
-		UUID id = UUID.randomUUID();
+		UUID id = CallIds.next();
 		UUID replaced = (key != null) ? this.held.heldWith(method.id(), key) : null;
 		Duration delay = method.method().delay();
 		Instant due = DurableClock.wholeMicros(this.clock.now().plus(delay));
@@ -217,7 +218,7 @@ public final class CallWriter {
 					+ " re-queued, due at " + at);
 		}
 		else {
-			id = UUID.randomUUID();
+			id = CallIds.next();
 			if (!call.state().waiting() || !this.calls.reschedule(call.id(), id, at, owner)) {
 				return null;
 			}
