@@ -102,7 +102,8 @@ final class DurableReport {
 						r.waiting.emptyPaced.commits(), r.waiting.fullPaced.statements(), r.waiting.fullPaced.commits(),
 						ratio(r.waiting.emptyPaced.statements(), r.waiting.fullPaced.statements())));
 		row(table, shown, "D7", "D7: D5",
-				String.format(Locale.ROOT, "idle statements per second (over %d s), %s", size.idle.toSeconds(), on),
+				String.format(Locale.ROOT, "idle statements per second (over %d s), %s",
+						DurableSteps.WAITING_IDLE.toSeconds(), on),
 				results, (r) -> String.format(Locale.ROOT, "%.2f → %.2f (%s)", r.waiting.emptyIdle, r.waiting.fullIdle,
 						ratio(r.waiting.emptyIdle, r.waiting.fullIdle)));
 		row(table, shown, "D7", "D7: D5 CPU", "database CPU while idle, ms per second, " + on, results,

@@ -38,7 +38,7 @@ final class DurableSteps {
 	 * D7's idle spans: a minute, so that each holds one of our clean-ups (once a minute, at the
 	 * first poll), and the two spans compare like with like.
 	 */
-	private static final Duration WAITING_IDLE = Duration.ofMinutes(1);
+	static final Duration WAITING_IDLE = Duration.ofMinutes(1);
 
 	/** How many times D7 paces its calls on each table. */
 	private static final int PACED_RUNS = 3;
