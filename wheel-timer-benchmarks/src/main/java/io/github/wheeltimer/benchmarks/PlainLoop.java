@@ -5,6 +5,7 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.BiConsumer;
 
 /**
  * A second harness for rows S1, C1 and C2, with no JMH in it: plain loops timed with
@@ -111,6 +112,14 @@ public final class PlainLoop {
 
 	/** S1: ns per schedule, a million of them on a fresh timer. */
 	private double scheduleRound() {
+		return timedRound(this::scheduleBatch);
+	}
+
+	/**
+	 * A round that times every operation of a fresh timer: {@code batch} called a thousand times.
+	 * @return ns per operation
+	 */
+	private double timedRound(BiConsumer<Peer.PeerTimer, Object> batch) {
 		Peer.PeerTimer timer = newTimer();
 		try {
 			Object task = timer.task(() -> {
@@ -118,7 +127,7 @@ public final class PlainLoop {
 			long cpu = workerCpu(timer);
 			long start = System.nanoTime();
 			for (int i = 0; i < BATCHES; i++) {
-				scheduleBatch(timer, task);
+				batch.accept(timer, task);
 			}
 			this.measuredWall = System.nanoTime() - start;
 			this.workerCpu = workerCpu(timer) - cpu;
@@ -173,22 +182,7 @@ public final class PlainLoop {
 
 	/** C2: ns per schedule-then-cancel pair on a fresh timer. */
 	private double scheduleThenCancelRound() {
-		Peer.PeerTimer timer = newTimer();
-		try {
-			Object task = timer.task(() -> {
-			});
-			long cpu = workerCpu(timer);
-			long start = System.nanoTime();
-			for (int i = 0; i < BATCHES; i++) {
-				scheduleThenCancelBatch(timer, task);
-			}
-			this.measuredWall = System.nanoTime() - start;
-			this.workerCpu = workerCpu(timer) - cpu;
-			return (double) this.measuredWall / (BATCH * BATCHES);
-		}
-		finally {
-			timer.close();
-		}
+		return timedRound(PlainLoop::scheduleThenCancelBatch);
 	}
 
 	private static void scheduleThenCancelBatch(Peer.PeerTimer timer, Object task) {
