@@ -121,9 +121,7 @@ final class CallRuns {
 	private boolean gateInPlace() {
 		Boolean inPlace = this.inPlace;
 		if (inPlace == null) {
-			String retired = this.dialect.retiredIndex();
-			inPlace = this.dialect.gateInPlace()
-					&& (retired == null || !this.dialect.indexExists(this.jdbc, this.table.tables().prefix() + retired));
+			inPlace = this.dialect.gateInPlace() && !this.dialect.retiredIndexExists(this.jdbc, this.table.tables().prefix());
 			this.inPlace = inPlace;
 		}
 		return inPlace;

@@ -24,7 +24,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 final class CallerWrites {
 
 	/** Rows that started or failed: the calls a key no longer names once they started. */
-	private static final String NOT_WAITING = "state NOT IN ('" + CallTable.PENDING + "', '" + CallTable.CLAIMED + "')";
+	private static final String NOT_WAITING = "NOT " + CallTable.WAITING;
 
 	/**
 	 * How many times a new call's write finds its key held by a call that started: each time, one

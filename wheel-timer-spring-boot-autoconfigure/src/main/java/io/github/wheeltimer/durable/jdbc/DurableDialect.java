@@ -128,6 +128,17 @@ public abstract class DurableDialect {
 	}
 
 	/**
+	 * Returns whether the {@link #retiredIndex() retired index} is still on the calls' table.
+	 * @param jdbc the database
+	 * @param prefix the tables' prefix, which the index's name starts with
+	 * @return {@code false} where there is none to look for
+	 */
+	public boolean retiredIndexExists(JdbcTemplate jdbc, String prefix) {
+		String retired = retiredIndex();
+		return retired != null && indexExists(jdbc, prefix + retired);
+	}
+
+	/**
 	 * Returns the statement that drops an index without holding the table's writers, run outside
 	 * a transaction.
 	 * @param name the index's name, prefix included

@@ -147,8 +147,7 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 
 	/** @return whether the index that a step replaced is still there ({@link DurableDialect#retiredIndex()}) */
 	private boolean retiring(JdbcTemplate jdbc) {
-		String retired = this.dialect.retiredIndex();
-		return retired != null && this.dialect.indexExists(jdbc, this.tables.prefix() + retired);
+		return this.dialect.retiredIndexExists(jdbc, this.tables.prefix());
 	}
 
 	/**
