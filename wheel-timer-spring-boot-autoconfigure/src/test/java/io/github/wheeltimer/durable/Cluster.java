@@ -201,6 +201,16 @@ final class Cluster implements AutoCloseable {
 			return this.name;
 		}
 
+		/** @return the lines of this instance's log so far that hold {@code text} */
+		List<String> logLines(String text) {
+			try (Stream<String> lines = Files.lines(this.log, StandardCharsets.UTF_8)) {
+				return lines.filter((line) -> line.contains(text)).toList();
+			}
+			catch (IOException | UncheckedIOException ex) {
+				return List.of("(log unreadable: " + ex + ")");
+			}
+		}
+
 		/** @return this instance's id in the database's instance table */
 		UUID instance() {
 			return this.instance;

@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import io.github.wheeltimer.durable.Cluster.Node;
 import io.github.wheeltimer.durable.jdbc.DurableDialect;
@@ -560,13 +561,15 @@ abstract class DurableCallsClusterTests {
 		Duration poll = Duration.ofMillis(1500);
 		Duration slack = Duration.ofMillis(500);
 		// A long lease and the usual poll interval: a call that waited for either would be late.
-		List<Node> nodes = startCluster(db, settings("5s", "1500ms", "1s", "12s", "cluster.near-delay=3s"), "a", "b",
-				"c");
+		List<Node> nodes = startCluster(db, settings("5s", "1500ms", "1s", "12s", "cluster.near-delay=3s",
+				"logging.level.io.github.wheeltimer.durable.run=DEBUG"), "a", "b", "c");
 		Node c = nodes.get(2);
 		// Held on c's wheel from birth, due over 3 s: at the stop, some due within a poll interval.
 		Set<String> made = new HashSet<>(accepted(c, c.send("schedule method=near prefix=g- count=300 pace=10"),
 				Duration.ofSeconds(30)));
 		assertThat(made).hasSize(300);
+		// A call c gave back before its stop (its gate failed, say) runs elsewhere, and is not the stop's doing.
+		long handedBackBeforeStop = c.counts().getOrDefault("handedBack", 0L);
 		JsonNode stopped = c.stop(Duration.ofSeconds(30));
 		long ownedByC = db.count("SELECT COUNT(*) FROM " + CALLS + " WHERE owner_id = ?", c.instance());
 		Instant closeStarted = Instant.parse(stopped.get("closeStartedAt").asString());
@@ -588,12 +591,30 @@ abstract class DurableCallsClusterTests {
 			.allSatisfy((run) -> assertThat(run.ranAt()).isBeforeOrEqualTo(closeEnded));
 		// (A margin either side of the edge: the stop's own "now" is a little after closeStarted.)
 		Instant keptUntil = closeStarted.plus(poll);
+		// Should a call go to the wrong side, CI shows little more than this description: it says
+		// when the stop began, what c counted, and what the instances logged about calls going back.
+		String why = "c's close " + closeStarted + " to " + closeEnded + ", keeping calls due until " + keptUntil
+				+ "; c's counts " + stopped.get("counts") + ", of them handed back before the stop "
+				+ handedBackBeforeStop + "; runs per instance " + split + "; the instances' log:\n"
+				+ nodes.stream()
+					.flatMap((node) -> Stream.of(" WARN ", " ERROR ", "handed back to the database", "cannot start",
+							" ms after its due time", "Took over")
+						.flatMap((text) -> node.logLines(text).stream())
+						.distinct()
+						.map((line) -> node.name() + ": " + line))
+					.collect(Collectors.joining("\n"));
 		assertThat(runs).filteredOn((run) -> run.calledAt().plus(delay).isAfter(keptUntil.plusMillis(200)))
+			.as(why)
 			.isNotEmpty()
 			.allSatisfy((run) -> assertThat(run.instance()).isIn("a", "b"));
-		assertThat(runs).filteredOn((run) -> run.calledAt().plus(delay).isBefore(keptUntil.minusMillis(200)))
-			.isNotEmpty()
-			.allSatisfy((run) -> assertThat(run.instance()).isEqualTo("c"));
+		List<Run> kept = runs.stream()
+			.filter((run) -> run.calledAt().plus(delay).isBefore(keptUntil.minusMillis(200)))
+			.toList();
+		assertThat(kept).as(why).isNotEmpty();
+		assertThat(kept).filteredOn((run) -> !run.instance().equals("c"))
+			.as("calls due within the kept interval that ran elsewhere, at most those c handed back before its stop: "
+					+ why)
+			.hasSizeLessThanOrEqualTo((int) handedBackBeforeStop);
 	}
 
 	// ---------------------------------------------------------------------------------------------
