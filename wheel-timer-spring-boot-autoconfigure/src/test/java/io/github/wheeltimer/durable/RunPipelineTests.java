@@ -14,6 +14,8 @@ import io.github.wheeltimer.durable.run.RunPipeline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.CannotAcquireLockException;
+
 import static io.github.wheeltimer.durable.DurableHarness.POLL_INTERVAL;
 import static io.github.wheeltimer.durable.DurableHarness.TICK;
 import static io.github.wheeltimer.durable.FakeCallRepository.CLAIMED;
@@ -247,6 +249,34 @@ class RunPipelineTests {
 		CallCounts counts = this.harness.counts();
 		assertThat(counts.fenced()).isZero();
 		assertThat(counts.scheduled() + counts.claimed()).isEqualTo(counts.started() + counts.fenced());
+	}
+
+
+	/**
+	 * On MariaDB a gate can lose its locks to the claims and callers around it on every try: its
+	 * transaction is rolled back, so its calls are still this instance's and try again here, on
+	 * time, rather than go back to wait for a poll.
+	 */
+	@Test
+	void aCallWhoseGateLostItsLocksOnEveryTryStaysHereAndRunsAfterAShortWait() {
+		this.harness.start();
+		this.harness.call("cancelIfUnpaid", "o-8");
+		UUID id = this.harness.onlyRow().id();
+		this.harness.calls.statements()
+			.failNext("start", 1, () -> new CannotAcquireLockException("Deadlock found when trying to get lock"));
+		this.harness.advance(DELAY);
+		assertThat(this.harness.runs()).isEmpty();
+		CallRow row = this.harness.calls.row(id);
+		assertThat(row.state()).isEqualTo(CLAIMED);
+		assertThat(row.owner()).isEqualTo(this.harness.durable.instance());
+		assertThat(this.harness.durable.held()).as("back on its wheel").isOne();
+		this.harness.advance(Duration.ofMillis(200));
+		assertThat(this.harness.runs()).extracting(Run::orderId, Run::attempt).containsExactly(tuple("o-8", 1));
+		assertThat(this.harness.calls.rows()).isEmpty();
+		CallCounts counts = this.harness.counts();
+		assertThat(counts.handedBack()).as("handed back").isZero();
+		assertThat(counts.fenced()).isZero();
+		assertThat(this.harness.calls.statements().count("start")).as("gates").isEqualTo(2);
 	}
 
 }

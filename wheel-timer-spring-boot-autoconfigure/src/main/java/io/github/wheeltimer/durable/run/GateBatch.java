@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -15,11 +16,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.PessimisticLockingFailureException;
+
 /**
  * The gate of the calls that fell due together: one conditional update moves their rows from
  * {@code CLAIMED} to {@code RUNNING} while they are still this instance's and its lease is fresh;
  * each call that passed goes to its method's executor. A call whose row another transaction holds
- * (or whose gate found the lease lapsed) is held again for a while; one no longer ours is fenced.
+ * (or whose gate found the lease lapsed, or lost its locks on every try) is held again for a while;
+ * one no longer ours is fenced.
  * <p>
  * Threads: timers' workers {@link #enter} fired calls into the {@link CallBatches batches};
  * {@link #gate} runs on the batches' thread, before anything of the calls' own.
@@ -140,6 +144,15 @@ final class GateBatch implements GateEntry {
 			}
 			this.writes.succeeded(Source.CALLS);
 			return answer.get();
+		}
+		catch (PessimisticLockingFailureException lost) {
+			// Lost to other transactions' locks on every try (InnoDB's gap locks, under a crowd of
+			// claims and callers): rolled back, so the rows are still claimed here, and wait on their
+			// wheels for another try, as rows held by another transaction do. Handed back, they would
+			// wait for a poll, late, on whichever instance claims them.
+			logger.debug(gating.size() + " durable calls (" + gating.values().iterator().next() + "...) lost their"
+					+ " start gate's locks on every try; they try again shortly: " + lost.getMessage());
+			return new CallRepository.Gates(Set.of(), Set.copyOf(gating.keySet()));
 		}
 		catch (RuntimeException ex) {
 			// One warning for an outage, not one per call due during it; a refusal is these rows' alone.
