@@ -14,7 +14,8 @@ import java.time.Duration;
  * and "cancelled by stop" wins, and each outcome is counted once by its winner. An expired
  * timeout whose task hands its work on goes on to {@link #HANDED_OFF} (the task's thread, while
  * the task runs) and then to {@link #ENDED}, once, by whichever comes first of the work saying
- * how it ended and the task throwing after the hand-off: that one counts the outcome.
+ * how it ended and the task throwing after the hand-off: that one counts the outcome. A scheduler
+ * that raced a stop takes its own timeout back to {@link #REFUSED}.
  */
 final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, HandOff {
 
@@ -30,6 +31,12 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, H
 
 	/** Fired and handed off, and the end counted. */
 	static final int ENDED = 4;
+
+	/**
+	 * Taken back by its scheduler, which saw the timer stop: never given out, never told anything.
+	 * Below the other states, so that the checks of "fired" stay single comparisons.
+	 */
+	static final int REFUSED = -1;
 
 	private static final VarHandle STATE;
 
@@ -86,7 +93,8 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, H
 		if (!STATE.compareAndSet(this, PENDING, CANCELLED)) {
 			return false;
 		}
-		this.timer.cancelled(this);
+		// After the compare-and-set, which fences: see WheelNode for the handshake with the take.
+		this.timer.cancelled(this, PREV.getVolatile(this) != null);
 		return true;
 	}
 
@@ -146,9 +154,14 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, H
 		return STATE.compareAndSet(this, HANDED_OFF, ENDED);
 	}
 
-	/** Claims the timeout for the stop report (or the refusal of a racing schedule). */
+	/** Claims the timeout for the stop report. */
 	boolean cancelWithoutNotice() {
 		return STATE.compareAndSet(this, PENDING, CANCELLED);
+	}
+
+	/** Claims the timeout for its scheduler, which refuses it as the timer stopped. */
+	boolean refuse() {
+		return STATE.compareAndSet(this, PENDING, REFUSED);
 	}
 
 	@Override
@@ -174,6 +187,7 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, H
 		return switch (this.state) {
 			case PENDING -> "PENDING";
 			case CANCELLED -> "CANCELLED";
+			case REFUSED -> "REFUSED";
 			default -> "EXPIRED";
 		};
 	}

@@ -500,7 +500,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * fired, or it is in the stop report). Package-private: tests play the race's losing side.
 	 */
 	void takeBackIfStopped(HashedWheelTimeout timeout) {
-		if (timeout.cancelWithoutNotice()) {
+		if (timeout.refuse()) {
 			this.scheduled.decrement();
 			this.counters.rejected.increment();
 			released(1);
@@ -514,9 +514,18 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 		return new IllegalStateException("Cannot schedule a timeout: the timer has been stopped");
 	}
 
-	/** Called by {@link HashedWheelTimeout#cancel()} after it won the cancellation. */
-	void cancelled(HashedWheelTimeout timeout) {
-		this.cancellations.offer(timeout);
+	/**
+	 * Called by {@link HashedWheelTimeout#cancel()} after it won the cancellation.
+	 * @param taken whether the worker had taken the timeout off its queue: then it may be in the
+	 * wheel, and goes to the worker as a cancellation; if not, the worker's take lets it go
+	 */
+	void cancelled(HashedWheelTimeout timeout, boolean taken) {
+		if (taken) {
+			this.cancellations.offer(timeout);
+		}
+		else {
+			this.counters.cancelledQueued.increment();
+		}
 		released(1);
 		this.wakeUp.cancelled();
 	}

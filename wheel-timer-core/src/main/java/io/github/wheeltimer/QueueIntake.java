@@ -1,5 +1,6 @@
 package io.github.wheeltimer;
 
+import java.lang.invoke.VarHandle;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -31,6 +32,12 @@ final class QueueIntake {
 	 */
 	private static final int TRANSFER_BATCH = 1 << 12;
 
+	/**
+	 * New timeouts marked as taken before one fence, then read: a fence per timeout (a
+	 * compare-and-set on its state) nearly doubled the worker's cost per expiry.
+	 */
+	private static final int MARK_BATCH = 64;
+
 	private final IntrusiveMpscQueue incoming;
 
 	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
@@ -55,6 +62,12 @@ final class QueueIntake {
 	/** New timeouts taken since the worker last woke. */
 	private long takenSinceWake;
 
+	/** The timeouts cancelled before the worker took them, as counted when it woke. */
+	private long cancelledQueuedBefore;
+
+	/** The timeouts of a take between their marks and their fence; empty otherwise. */
+	private final HashedWheelTimeout[] marked = new HashedWheelTimeout[MARK_BATCH];
+
 	QueueIntake(IntrusiveMpscQueue incoming, ChunkedMpscQueue<HashedWheelTimeout> cancellations, Wheel wheel,
 			Firing firing, HashedWheelTimer timer, TimerCounters counters) {
 		this.incoming = incoming;
@@ -70,6 +83,15 @@ final class QueueIntake {
 		this.takenSinceWake = 0;
 		this.takeUntil = this.incoming.newest();
 		this.cancelledBefore = this.cancellations.offeredCount();
+		this.cancelledQueuedBefore = this.counters.cancelledQueued.sum();
+	}
+
+	/**
+	 * Whether a timeout was cancelled in the queue since the worker woke: its take lets it go, so
+	 * the worker takes the queue within a tick, as it takes cancellations.
+	 */
+	boolean cancelledQueuedSinceWake() {
+		return this.counters.cancelledQueued.sum() != this.cancelledQueuedBefore;
 	}
 
 	/** Every new timeout queued now must be taken before the worker parks. */
@@ -94,7 +116,11 @@ final class QueueIntake {
 			if (timeout == null) {
 				return false;
 			}
-			if (timeout.prev != null) {
+			if (timeout.prev == WheelNode.NOTIFIED) {
+				// Its cancel came as the worker took it, and the take told the task already.
+				continue;
+			}
+			if (timeout.isLinked()) {
 				this.wheel.remove(timeout);
 			}
 			notifyCancelled(timeout);
@@ -103,7 +129,9 @@ final class QueueIntake {
 	}
 
 	/**
-	 * Takes new timeouts up to {@code takeUntil}, a batch at a time, into the wheel.
+	 * Takes new timeouts up to {@code takeUntil}, a batch at a time, into the wheel. Each run of
+	 * {@link #MARK_BATCH} is marked taken, fenced once, then placed by its state (see WheelNode):
+	 * a timeout a cancel left to the take has its task told here.
 	 * @return whether more of those wait than one batch took
 	 */
 	boolean takeNew() {
@@ -111,47 +139,73 @@ final class QueueIntake {
 		if (until == null) {
 			return false;
 		}
-		Firing firing = this.firing;
+		HashedWheelTimeout[] marked = this.marked;
 		boolean overdueBegun = false;
 		long hand = this.wheel.hand();
-		for (int i = 0; i < TRANSFER_BATCH; i++) {
-			WheelNode node = this.incoming.pollUpTo(until);
-			if (node == null) {
-				break;
-			}
-			this.takenSinceWake++;
-			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
-			if (!timeout.isPending()) {
-				timeout.next = null;
-			}
-			else {
-				// One division per timeout: the tick decides both "overdue?" and the place.
-				long tick = this.wheel.tickOf(timeout.deadline);
-				if (tick < hand) {
-					// Overdue on arrival (a delay of zero, or a busy worker).
-					timeout.next = null;
-					if (!overdueBegun) {
-						firing.beginOverdue();
-						overdueBegun = true;
-					}
-					firing.fire(timeout);
+		int taken = 0;
+		boolean reached = false;
+		while (!reached && taken < TRANSFER_BATCH) {
+			int count = 0;
+			while (count < MARK_BATCH && taken + count < TRANSFER_BATCH) {
+				WheelNode node = this.incoming.pollUpTo(until);
+				if (node == null) {
+					reached = true;
+					break;
 				}
-				else {
-					// add() sets the links the queue left in the node.
-					this.wheel.add(timeout, tick);
+				node.prev = WheelNode.DETACHED;
+				marked[count++] = (HashedWheelTimeout) node;
+				if (node == until) {
+					reached = true;
+					break;
 				}
 			}
-			if (node == until) {
-				break;
+			// The marks before the states: a cancel that did not see its timeout's mark is seen here.
+			VarHandle.fullFence();
+			for (int i = 0; i < count; i++) {
+				HashedWheelTimeout timeout = marked[i];
+				marked[i] = null;
+				overdueBegun |= place(timeout, hand, overdueBegun);
 			}
-			if (i == TRANSFER_BATCH - 1) {
-				firing.endOverdue();
-				return true;
-			}
+			taken += count;
 		}
-		this.takeUntil = null;
-		firing.endOverdue();
-		return false;
+		this.takenSinceWake += taken;
+		this.firing.endOverdue();
+		if (reached) {
+			this.takeUntil = null;
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Puts a timeout just taken into the wheel, or fires it if overdue, or lets it go if it is
+	 * cancelled (telling its task) or was taken back by its scheduler.
+	 * @return whether this began the batch of overdue fires
+	 */
+	private boolean place(HashedWheelTimeout timeout, long hand, boolean overdueBegun) {
+		if (!timeout.isPending()) {
+			timeout.next = null;
+			if (timeout.isCancelled()) {
+				// Whether or not its cancel also queued it: that entry finds this mark and is skipped.
+				timeout.prev = WheelNode.NOTIFIED;
+				notifyCancelled(timeout);
+			}
+			return false;
+		}
+		// One division per timeout: the tick decides both "overdue?" and the place.
+		long tick = this.wheel.tickOf(timeout.deadline);
+		if (tick >= hand) {
+			// add() sets the links the queue left in the node.
+			this.wheel.add(timeout, tick);
+			return false;
+		}
+		// Overdue on arrival (a delay of zero, or a busy worker).
+		timeout.next = null;
+		if (!overdueBegun) {
+			this.firing.beginOverdue();
+		}
+		this.firing.fire(timeout);
+		return !overdueBegun;
 	}
 
 	/**
@@ -162,26 +216,39 @@ final class QueueIntake {
 	 */
 	Set<Timeout> collectUnprocessed() {
 		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
-		HashedWheelTimeout cancelled;
-		while ((cancelled = this.cancellations.poll()) != null) {
-			// Cancelled by their callers already; the wheel is emptied below.
-			notifyCancelled(cancelled);
-		}
 		WheelNode node;
 		while ((node = this.incoming.pollOrWait()) != null) {
+			// Taken as takeNew takes (one fence each: a stop is rare), so that a timeout cancelled
+			// in the queue is told here, once.
 			node.next = null;
-			collectUnprocessed((HashedWheelTimeout) node, unprocessed);
+			node.prev = WheelNode.DETACHED;
+			VarHandle.fullFence();
+			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
+			if (!collectUnprocessed(timeout, unprocessed) && timeout.isCancelled()) {
+				timeout.prev = WheelNode.NOTIFIED;
+				notifyCancelled(timeout);
+			}
 		}
 		this.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
+		// Last, so that a cancel that won its timeout just before the stop did is told too.
+		HashedWheelTimeout cancelled;
+		while ((cancelled = this.cancellations.poll()) != null) {
+			if (cancelled.prev != WheelNode.NOTIFIED) {
+				notifyCancelled(cancelled);
+			}
+		}
 		this.counters.unprocessed(unprocessed.size());
 		this.timer.released(unprocessed.size());
 		return unprocessed;
 	}
 
-	private static void collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
+	/** @return whether the timeout was pending, and is now in the stop report */
+	private static boolean collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
 		if (timeout.cancelWithoutNotice()) {
 			unprocessed.add(timeout);
+			return true;
 		}
+		return false;
 	}
 
 	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */

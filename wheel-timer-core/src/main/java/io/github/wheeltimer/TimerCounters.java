@@ -62,6 +62,12 @@ final class TimerCounters {
 	/** Tasks run at once, without the wheel (runDue): fired, as far as the other counts go. */
 	final LongAdder firedAtOnce = new LongAdder();
 
+	/**
+	 * Timeouts cancelled before the worker took them: not queued as cancellations (the others
+	 * are counted by that queue), as the worker's take lets them go.
+	 */
+	final LongAdder cancelledQueued = new LongAdder();
+
 	private final ChunkedMpscQueue<HashedWheelTimeout> cancellations;
 
 	private long fired;
@@ -118,8 +124,13 @@ final class TimerCounters {
 	long pending() {
 		long fired = (long) FIRED.getOpaque(this) + this.firedAtOnce.sum();
 		long unprocessed = (long) UNPROCESSED.getOpaque(this);
-		long cancelled = this.cancellations.offeredCount();
+		long cancelled = cancelled();
 		return pending(this.scheduled.sum(), fired, unprocessed, cancelled);
+	}
+
+	/** Timeouts their callers cancelled. */
+	long cancelled() {
+		return this.cancellations.offeredCount() + this.cancelledQueued.sum();
 	}
 
 	/** Outcomes must be read before {@code scheduled}, so that pending cannot come out negative. */
@@ -134,7 +145,7 @@ final class TimerCounters {
 		long lateness = (long) LATENESS.getOpaque(this);
 		long fired = (long) FIRED.getOpaque(this) + this.firedAtOnce.sum();
 		long unprocessed = (long) UNPROCESSED.getOpaque(this);
-		long cancelled = this.cancellations.offeredCount();
+		long cancelled = cancelled();
 		long rejected = this.rejected.sum();
 		long scheduled = this.scheduled.sum();
 		long running = Math.max(0, fired - completed - failed - withdrawn);

@@ -266,7 +266,7 @@ final class TimerWorker implements Runnable {
 		// cancellations, and for a stream of new timeouts halfway to the wake-up (16 ticks at
 		// most), so that it is taken in bulk before anything in it can fall due.
 		long sleepUntil = wakeAt;
-		if (!this.cancellations.isEmpty()) {
+		if (!this.cancellations.isEmpty() || this.intake.cancelledQueuedSinceWake()) {
 			sleepUntil = Math.min(sleepUntil, nextBoundary);
 		}
 		boolean queued = !this.incoming.isEmpty();

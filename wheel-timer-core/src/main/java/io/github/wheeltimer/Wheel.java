@@ -171,7 +171,7 @@ final class Wheel {
 		this.size++;
 	}
 
-	/** Unlinks a timeout that is in the wheel ({@code prev != null}). */
+	/** Unlinks a timeout that is in the wheel ({@link WheelNode#isLinked()}). */
 	void remove(HashedWheelTimeout timeout) {
 		long tick = tickOf(timeout.deadline);
 		int index = indexOf(tick);
@@ -179,7 +179,7 @@ final class Wheel {
 			// Staged or not: once the staging is finished it is in its bucket's list, or it was
 			// dropped (and counted) as cancelled on the way.
 			stage(Integer.MAX_VALUE);
-			if (timeout.prev == null) {
+			if (!timeout.isLinked()) {
 				return;
 			}
 			int bucket = (int) tick & (this.buckets - 1);
@@ -348,7 +348,7 @@ final class Wheel {
 		while (node != sentinel) {
 			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 			node = timeout.next;
-			timeout.prev = null;
+			timeout.prev = WheelNode.DETACHED;
 			timeout.next = null;
 			if (!timeout.isPending()) {
 				continue;
@@ -385,7 +385,7 @@ final class Wheel {
 			}
 			else {
 				// Its cancellation, still queued, finds it unlinked.
-				timeout.prev = null;
+				timeout.prev = WheelNode.DETACHED;
 				timeout.next = null;
 			}
 		}
@@ -512,7 +512,7 @@ final class Wheel {
 			while (node != sentinel) {
 				HashedWheelTimeout timeout = (HashedWheelTimeout) node;
 				node = timeout.next;
-				timeout.prev = null;
+				timeout.prev = WheelNode.DETACHED;
 				timeout.next = null;
 				action.accept(timeout);
 			}
@@ -638,10 +638,11 @@ final class Wheel {
 		sentinel.prev = node;
 	}
 
+	/** Never {@code null}: that would tell a cancelling thread the worker had not taken the node. */
 	private static void unlink(WheelNode node) {
 		node.prev.next = node.next;
 		node.next.prev = node.prev;
-		node.prev = null;
+		node.prev = WheelNode.DETACHED;
 		node.next = null;
 	}
 

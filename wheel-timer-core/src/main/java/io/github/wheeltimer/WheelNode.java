@@ -12,23 +12,46 @@ import java.lang.invoke.VarHandle;
  * semantics, by the producer that enqueues after it, and read with acquire semantics by the
  * worker ({@link #NEXT}). Once the worker has taken the node off the queue, both links belong to
  * the worker alone (a bucket's doubly linked ring) and are plain fields: no fences on the
- * worker's hot path. {@code prev} is non-null exactly while the node sits in a bucket.
+ * worker's hot path.
+ *
+ * <p>{@code prev} also tells a cancelling thread whether the worker has taken the timeout: it is
+ * {@code null} until then, and never again afterwards ({@link #DETACHED} or {@link #NOTIFIED}
+ * whenever the node is in no bucket). The worker writes it as it takes a node, then, once per
+ * batch, fences and reads the nodes' states; a cancel sets the state, then reads {@code prev}
+ * ({@link #PREV}). One of the two sees the other's write: the cancel that saw {@code null} leaves
+ * the timeout to the worker's take, which tells its task; one that saw the mark queues it as a
+ * cancellation, which the worker skips if its take told the task already ({@link #NOTIFIED}).
  */
 class WheelNode {
 
 	static final VarHandle NEXT;
 
+	static final VarHandle PREV;
+
 	static {
 		try {
 			NEXT = MethodHandles.lookup().findVarHandle(WheelNode.class, "next", WheelNode.class);
+			PREV = MethodHandles.lookup().findVarHandle(WheelNode.class, "prev", WheelNode.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
 		}
 	}
 
+	/** The {@code prev} of a taken node that is in no bucket (fired, moved, overdue, or unlinked). */
+	static final WheelNode DETACHED = new WheelNode();
+
+	/** The {@code prev} of a node whose task the worker's take told it was cancelled. */
+	static final WheelNode NOTIFIED = new WheelNode();
+
 	WheelNode next;
 
 	WheelNode prev;
+
+	/** Worker only: whether the node is linked in a bucket (or a staged list). */
+	final boolean isLinked() {
+		WheelNode prev = this.prev;
+		return prev != null && prev != DETACHED && prev != NOTIFIED;
+	}
 
 }

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * New and cancelled timeouts that can wait stay in the worker's queues while they stream in, and
@@ -123,6 +124,41 @@ class HashedWheelTimerBulkTransferTests {
 		this.ticker.awaitIdle();
 		assertThat(toldCancelled.get()).as("its task told, once it left the queue").isSameAs(last);
 		assertThat(this.timer.snapshot().counters().cancelled()).isOne();
+	}
+
+	@Test
+	void aTimeoutItsSchedulerTookBackWhileItWaitedInTheQueueIsLetGoUntold() {
+		this.timer.newTimeout((t) -> { }, Duration.ofMinutes(10));
+		this.ticker.awaitIdle();
+		AtomicReference<Timeout> toldCancelled = new AtomicReference<>();
+		HashedWheelTimeout last = null;
+		for (int i = 0; i < 5_000; i++) {
+			last = (HashedWheelTimeout) this.timer.newTimeout(new TimerTask() {
+
+				@Override
+				public void run(Timeout timeout) {
+				}
+
+				@Override
+				public void cancelled(Timeout timeout) {
+					toldCancelled.set(timeout);
+				}
+
+			}, Duration.ofHours(1));
+		}
+		// The losing side of a schedule that raced a stop, played while the timeout is still queued.
+		HashedWheelTimeout takenBack = last;
+		assertThatIllegalStateException().isThrownBy(() -> this.timer.takeBackIfStopped(takenBack));
+		this.ticker.awaitIdle();
+		this.ticker.advance(TICK);
+		this.ticker.awaitIdle();
+		assertThat(this.timer.snapshot().levels().stream().mapToLong(WheelSnapshot.Level::timeouts).sum())
+			.as("in the wheel").isEqualTo(5_000);
+		assertThat(toldCancelled.get()).as("a refused timeout is not a cancelled one").isNull();
+		WheelSnapshot.Counters counters = this.timer.snapshot().counters();
+		assertThat(counters.rejected()).isOne();
+		assertThat(counters.cancelled()).isZero();
+		assertThat(this.timer.pendingTimeouts()).isEqualTo(5_000);
 	}
 
 	@Test

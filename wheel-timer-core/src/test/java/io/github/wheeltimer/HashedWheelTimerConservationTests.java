@@ -29,7 +29,7 @@ class HashedWheelTimerConservationTests {
 
 	private static final int PER_THREAD = 25_000;
 
-	@RepeatedTest(3)
+	@RepeatedTest(5)
 	@org.junit.jupiter.api.Timeout(value = 60, unit = TimeUnit.SECONDS)
 	void schedulingCancellingAndStoppingConcurrentlyLosesNothing() throws Exception {
 		HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(1)).ticksPerWheel(64).build();
@@ -93,6 +93,9 @@ class HashedWheelTimerConservationTests {
 				accepted++;
 				int ends = outcome.runs.get() + outcome.cancelledByCaller.get() + (returned.containsKey(outcome.timeout) ? 1 : 0);
 				assertThat(ends).as("ways %s ended", outcome.timeout).isOne();
+				// Told once, on the worker, wherever the cancel found it: queued, being taken, or in the wheel.
+				assertThat(outcome.told.get()).as("times the task of %s was told it was cancelled", outcome.timeout)
+					.isEqualTo(outcome.cancelledByCaller.get());
 				if (outcome.runs.get() == 1) {
 					assertThat(outcome.timeout.isExpired()).isTrue();
 					if (outcome.throwing) {
@@ -134,6 +137,8 @@ class HashedWheelTimerConservationTests {
 
 		final AtomicInteger cancelledByCaller = new AtomicInteger();
 
+		final AtomicInteger told = new AtomicInteger();
+
 		volatile Timeout timeout;
 
 		Outcome(boolean throwing) {
@@ -146,6 +151,11 @@ class HashedWheelTimerConservationTests {
 			if (this.throwing) {
 				throw new IllegalStateException("planned failure");
 			}
+		}
+
+		@Override
+		public void cancelled(Timeout timeout) {
+			this.told.incrementAndGet();
 		}
 
 	}

@@ -5,7 +5,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.logging.Level;
 
 import org.junit.jupiter.api.RepeatedTest;
@@ -73,6 +75,74 @@ class HashedWheelTimerRaceTests {
 		latecomer.join();
 		assertThat(first.get()).containsExactly(pending);
 		assertThat(second.get()).isEmpty();
+	}
+
+	/**
+	 * Cancels racing the worker's take of the very timeouts they cancel: whether the worker had
+	 * not reached a timeout, was marking it, or had placed it, each cancel that wins is counted
+	 * at once and its task told once, on the worker, and nothing else is told.
+	 */
+	@RepeatedTest(5)
+	void cancelsRacingTheWorkersTakeAreEachCountedAtOnceAndToldOnce() throws Exception {
+		HashedWheelTimer timer = HashedWheelTimer.builder().tickDuration(Duration.ofMillis(1)).build();
+		int count = 100_000;
+		AtomicIntegerArray told = new AtomicIntegerArray(count);
+		AtomicReferenceArray<Timeout> timeouts = new AtomicReferenceArray<>(count);
+		boolean[] won = new boolean[count];
+		Thread scheduler = new Thread(() -> {
+			for (int i = 0; i < count; i++) {
+				int index = i;
+				timeouts.set(i, timer.newTimeout(new TimerTask() {
+
+					@Override
+					public void run(Timeout timeout) {
+					}
+
+					@Override
+					public void cancelled(Timeout timeout) {
+						told.incrementAndGet(index);
+					}
+
+				}, Duration.ofHours(1)));
+			}
+		});
+		Thread canceller = new Thread(() -> {
+			for (int i = 0; i < count; i++) {
+				Timeout timeout;
+				while ((timeout = timeouts.get(i)) == null) {
+					Thread.onSpinWait();
+				}
+				// Every other one, at once: the rest go on waiting, as most timeouts do.
+				won[i] = (i % 2 == 0) && timeout.cancel();
+			}
+		});
+		scheduler.start();
+		canceller.start();
+		scheduler.join();
+		canceller.join();
+		int cancelled = 0;
+		for (boolean cancel : won) {
+			cancelled += cancel ? 1 : 0;
+		}
+		assertThat(cancelled).as("cancels that won").isEqualTo(count / 2);
+		assertThat(timer.snapshot().counters().cancelled()).as("counted when cancel returned").isEqualTo(cancelled);
+		await("every cancelled task told").atMost(Duration.ofSeconds(20)).until(() -> sum(told) >= count / 2);
+		Set<Timeout> unprocessed = timer.stop();
+		assertThat(unprocessed).hasSize(count - cancelled);
+		for (int i = 0; i < count; i++) {
+			assertThat(told.get(i)).as("times timeout %d was told it was cancelled", i).isEqualTo(won[i] ? 1 : 0);
+		}
+		WheelSnapshot.Counters counters = timer.snapshot().counters();
+		assertThat(counters.cancelled()).isEqualTo(cancelled);
+		assertThat(counters.unprocessed()).isEqualTo(count - cancelled);
+	}
+
+	private static int sum(AtomicIntegerArray values) {
+		int sum = 0;
+		for (int i = 0; i < values.length(); i++) {
+			sum += values.get(i);
+		}
+		return sum;
 	}
 
 	@Test

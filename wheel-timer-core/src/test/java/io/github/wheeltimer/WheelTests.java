@@ -118,7 +118,7 @@ class WheelTests {
 			.startsWith(1L, 1L, 1L, 1L, 1L);
 		for (HashedWheelTimeout timeout : timeouts) {
 			this.wheel.remove(timeout);
-			assertThat(timeout.prev).isNull();
+			assertThat(timeout.isLinked()).isFalse();
 		}
 		assertThat(timeoutsInTheWheel()).isZero();
 		assertThat(this.wheel.levels(0)).allSatisfy((level) -> assertThat(level.occupied()).isEmpty());
@@ -165,7 +165,7 @@ class WheelTests {
 		while (this.wheel.advance(1_000, fired::add) >= 0) {
 		}
 		assertThat(fired).containsExactly(kept);
-		assertThat(cancelled.prev).as("unlinked, so its queued cancellation leaves the wheel alone").isNull();
+		assertThat(cancelled.isLinked()).as("unlinked, so its queued cancellation leaves the wheel alone").isFalse();
 		assertThat(timeoutsInTheWheel()).isZero();
 	}
 
@@ -215,8 +215,8 @@ class WheelTests {
 		// The first removal finishes the staging (which drops the two it finds cancelled), so that
 		// it knows the staged one's list.
 		this.wheel.remove(timeouts.get(0));
-		assertThat(timeouts.get(5).prev).as("dropped while staging").isNull();
-		assertThat(timeouts.get(7).prev).as("dropped while staging").isNull();
+		assertThat(timeouts.get(5).isLinked()).as("dropped while staging").isFalse();
+		assertThat(timeouts.get(7).isLinked()).as("dropped while staging").isFalse();
 		assertThat(this.wheel.levels(0).get(1).timeouts()).isEqualTo(5);
 		List<HashedWheelTimeout> fired = new ArrayList<>();
 		while (this.wheel.advance(20, fired::add) >= 0) {
