@@ -529,9 +529,13 @@ abstract class DurableCallsClusterTests {
 		assertThat(counts.get("cancelled")).as("cancels counted").isEqualTo(cancelled.size());
 
 		// 300 more calls made on a, each replaced by b or c with a new version around its due time.
+		// The originals keep their pace on four threads, as the replacements do: on one, a loaded
+		// machine's slow writes add up, and a replacement that came before its original would be
+		// replaced by it (beside three other test classes and three busy loops, one thread wrote them
+		// 38 ms apart, and r-211's original, written after its replacement, replaced it).
 		String replacing = " prefix=r- count=300 step=2 pace=10 offset=" + delay.toMillis()
 				+ " jitter=-150..100 threads=4 version=2";
-		CompletableFuture<String> originals = a.send("schedule method=far prefix=r- count=300 pace=10");
+		CompletableFuture<String> originals = a.send("schedule method=far prefix=r- count=300 pace=10 threads=4");
 		CompletableFuture<String> replacedOnB = b.send("schedule method=far from=0" + replacing + " seed=3");
 		CompletableFuture<String> replacedOnC = c.send("schedule method=far from=1" + replacing + " seed=4");
 		assertThat(accepted(a, originals, Duration.ofSeconds(30))).hasSize(300);
