@@ -79,8 +79,15 @@ final class HashedWheelTimeout extends WheelNode implements Timeout, Runnable, H
 		return this.state >= EXPIRED;
 	}
 
+	/** Also for a timeout its scheduler took back (never given out, but seen by queries of the wheel). */
 	@Override
 	public boolean isCancelled() {
+		int state = this.state;
+		return state == CANCELLED || state == REFUSED;
+	}
+
+	/** Whether a caller's cancel (or the stop report) won it: what the worker tells the task of. */
+	boolean isCancelledByCaller() {
 		return this.state == CANCELLED;
 	}
 

@@ -81,9 +81,11 @@ final class QueueIntake {
 	/** The worker is up (started, or back from a park): what the queues hold now is this wake-up's work. */
 	void wokeUp() {
 		this.takenSinceWake = 0;
+		// The count before the queue's end: a cancel it holds was of a timeout queued before it,
+		// so this wake-up's take reaches that timeout.
+		this.cancelledQueuedBefore = this.counters.cancelledQueued.sum();
 		this.takeUntil = this.incoming.newest();
 		this.cancelledBefore = this.cancellations.offeredCount();
-		this.cancelledQueuedBefore = this.counters.cancelledQueued.sum();
 	}
 
 	/**
@@ -185,7 +187,7 @@ final class QueueIntake {
 	private boolean place(HashedWheelTimeout timeout, long hand, boolean overdueBegun) {
 		if (!timeout.isPending()) {
 			timeout.next = null;
-			if (timeout.isCancelled()) {
+			if (timeout.isCancelledByCaller()) {
 				// Whether or not its cancel also queued it: that entry finds this mark and is skipped.
 				timeout.prev = WheelNode.NOTIFIED;
 				notifyCancelled(timeout);
@@ -216,21 +218,26 @@ final class QueueIntake {
 	 */
 	Set<Timeout> collectUnprocessed() {
 		Set<Timeout> unprocessed = Collections.newSetFromMap(new IdentityHashMap<>());
+		// A take that threw (the worker ends on it) left these marked and fenced, not placed.
+		for (int i = 0; i < MARK_BATCH; i++) {
+			HashedWheelTimeout timeout = this.marked[i];
+			if (timeout != null) {
+				this.marked[i] = null;
+				timeout.next = null;
+				collectOrTell(timeout, unprocessed);
+			}
+		}
 		WheelNode node;
 		while ((node = this.incoming.pollOrWait()) != null) {
-			// Taken as takeNew takes (one fence each: a stop is rare), so that a timeout cancelled
-			// in the queue is told here, once.
+			// Taken as takeNew takes, so that a timeout cancelled in the queue is told here, once.
 			node.next = null;
 			node.prev = WheelNode.DETACHED;
 			VarHandle.fullFence();
-			HashedWheelTimeout timeout = (HashedWheelTimeout) node;
-			if (!collectUnprocessed(timeout, unprocessed) && timeout.isCancelled()) {
-				timeout.prev = WheelNode.NOTIFIED;
-				notifyCancelled(timeout);
-			}
+			collectOrTell((HashedWheelTimeout) node, unprocessed);
 		}
-		this.wheel.removeAll((timeout) -> collectUnprocessed(timeout, unprocessed));
-		// Last, so that a cancel that won its timeout just before the stop did is told too.
+		// A cancelled one still linked is told here, should its cancel not have queued it yet.
+		this.wheel.removeAll((timeout) -> collectOrTell(timeout, unprocessed));
+		// Last, so that what a cancel queued before the stop is told too.
 		HashedWheelTimeout cancelled;
 		while ((cancelled = this.cancellations.poll()) != null) {
 			if (cancelled.prev != WheelNode.NOTIFIED) {
@@ -242,13 +249,18 @@ final class QueueIntake {
 		return unprocessed;
 	}
 
-	/** @return whether the timeout was pending, and is now in the stop report */
-	private static boolean collectUnprocessed(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
+	/**
+	 * Puts a pending timeout in the stop report, or tells the task of one its caller cancelled,
+	 * once: a cancellation it also queued finds the mark and is skipped.
+	 */
+	private static void collectOrTell(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
 		if (timeout.cancelWithoutNotice()) {
 			unprocessed.add(timeout);
-			return true;
 		}
-		return false;
+		else if (timeout.isCancelledByCaller() && timeout.prev != WheelNode.NOTIFIED) {
+			timeout.prev = WheelNode.NOTIFIED;
+			notifyCancelled(timeout);
+		}
 	}
 
 	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */

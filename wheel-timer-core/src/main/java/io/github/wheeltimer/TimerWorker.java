@@ -158,7 +158,7 @@ final class TimerWorker implements Runnable {
 			}
 			this.wheel.stage(STAGE_BATCH);
 			// The counters, not the wheel: a timeout taken back by its racing scheduler may
-			// still be linked, cancelled, in the wheel.
+			// still be linked, refused, in the wheel.
 			if (stopping && this.counters.pending() == 0) {
 				return;
 			}
@@ -266,10 +266,11 @@ final class TimerWorker implements Runnable {
 		// cancellations, and for a stream of new timeouts halfway to the wake-up (16 ticks at
 		// most), so that it is taken in bulk before anything in it can fall due.
 		long sleepUntil = wakeAt;
-		if (!this.cancellations.isEmpty() || this.intake.cancelledQueuedSinceWake()) {
+		boolean queued = !this.incoming.isEmpty();
+		// A timeout cancelled in the queue is let go by the take: with the queue empty, it was.
+		if (!this.cancellations.isEmpty() || (queued && this.intake.cancelledQueuedSinceWake())) {
 			sleepUntil = Math.min(sleepUntil, nextBoundary);
 		}
-		boolean queued = !this.incoming.isEmpty();
 		if (queued && !streaming) {
 			// A few more, not yet a stream: take them now.
 			this.intake.includeQueued();
