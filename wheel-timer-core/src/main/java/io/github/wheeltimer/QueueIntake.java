@@ -118,14 +118,11 @@ final class QueueIntake {
 			if (timeout == null) {
 				return false;
 			}
-			if (timeout.prev == WheelNode.NOTIFIED) {
-				// Its cancel came as the worker took it, and the take told the task already.
-				continue;
-			}
 			if (timeout.isLinked()) {
 				this.wheel.remove(timeout);
 			}
-			notifyCancelled(timeout);
+			// Unless its cancel came as the worker took it, and the take told the task already.
+			tellCancelled(timeout);
 		}
 		return this.cancellations.hasBefore(this.cancelledBefore);
 	}
@@ -188,9 +185,8 @@ final class QueueIntake {
 		if (!timeout.isPending()) {
 			timeout.next = null;
 			if (timeout.isCancelledByCaller()) {
-				// Whether or not its cancel also queued it: that entry finds this mark and is skipped.
-				timeout.prev = WheelNode.NOTIFIED;
-				notifyCancelled(timeout);
+				// Whether or not its cancel also queued it: that entry finds the task told.
+				tellCancelled(timeout);
 			}
 			return false;
 		}
@@ -240,31 +236,32 @@ final class QueueIntake {
 		// Last, so that what a cancel queued before the stop is told too.
 		HashedWheelTimeout cancelled;
 		while ((cancelled = this.cancellations.poll()) != null) {
-			if (cancelled.prev != WheelNode.NOTIFIED) {
-				notifyCancelled(cancelled);
-			}
+			tellCancelled(cancelled);
 		}
 		this.counters.unprocessed(unprocessed.size());
 		this.timer.released(unprocessed.size());
 		return unprocessed;
 	}
 
-	/**
-	 * Puts a pending timeout in the stop report, or tells the task of one its caller cancelled,
-	 * once: a cancellation it also queued finds the mark and is skipped.
-	 */
+	/** Puts a pending timeout in the stop report, or tells the task of one its caller cancelled. */
 	private static void collectOrTell(HashedWheelTimeout timeout, Set<Timeout> unprocessed) {
 		if (timeout.cancelWithoutNotice()) {
 			unprocessed.add(timeout);
 		}
-		else if (timeout.isCancelledByCaller() && timeout.prev != WheelNode.NOTIFIED) {
-			timeout.prev = WheelNode.NOTIFIED;
-			notifyCancelled(timeout);
+		else if (timeout.isCancelledByCaller()) {
+			tellCancelled(timeout);
 		}
 	}
 
-	/** Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it. */
-	private static void notifyCancelled(HashedWheelTimeout timeout) {
+	/**
+	 * Tells a cancelled timeout's task, on the thread that owns the wheel, once it has left it;
+	 * once only, as the take and the cancellations' queue may both meet it ({@link WheelNode#NOTIFIED}).
+	 */
+	private static void tellCancelled(HashedWheelTimeout timeout) {
+		if (timeout.prev == WheelNode.NOTIFIED) {
+			return;
+		}
+		timeout.prev = WheelNode.NOTIFIED;
 		try {
 			timeout.task.cancelled(timeout);
 		}

@@ -41,7 +41,7 @@ class WheelNode {
 	/** The {@code prev} of a taken node that is in no bucket (fired, moved, overdue, or unlinked). */
 	static final WheelNode DETACHED = new WheelNode();
 
-	/** The {@code prev} of a node whose task the worker's take told it was cancelled. */
+	/** The {@code prev} of a node whose task the worker told it was cancelled: it is told once. */
 	static final WheelNode NOTIFIED = new WheelNode();
 
 	WheelNode next;
