@@ -102,18 +102,7 @@ class HashedWheelTimerBulkTransferTests {
 		AtomicReference<Timeout> toldCancelled = new AtomicReference<>();
 		List<Timeout> stream = new ArrayList<>();
 		for (int i = 0; i < 5_000; i++) {
-			stream.add(this.timer.newTimeout(new TimerTask() {
-
-				@Override
-				public void run(Timeout timeout) {
-				}
-
-				@Override
-				public void cancelled(Timeout timeout) {
-					toldCancelled.set(timeout);
-				}
-
-			}, Duration.ofHours(1)));
+			stream.add(this.timer.newTimeout(new CancelWatchingTask(toldCancelled::set), Duration.ofHours(1)));
 		}
 		Timeout last = stream.get(stream.size() - 1);
 		assertThat(last.cancel()).isTrue();
@@ -133,18 +122,8 @@ class HashedWheelTimerBulkTransferTests {
 		AtomicReference<Timeout> toldCancelled = new AtomicReference<>();
 		HashedWheelTimeout last = null;
 		for (int i = 0; i < 5_000; i++) {
-			last = (HashedWheelTimeout) this.timer.newTimeout(new TimerTask() {
-
-				@Override
-				public void run(Timeout timeout) {
-				}
-
-				@Override
-				public void cancelled(Timeout timeout) {
-					toldCancelled.set(timeout);
-				}
-
-			}, Duration.ofHours(1));
+			last = (HashedWheelTimeout) this.timer.newTimeout(new CancelWatchingTask(toldCancelled::set),
+					Duration.ofHours(1));
 		}
 		// The losing side of a schedule that raced a stop, played while the timeout is still queued.
 		HashedWheelTimeout takenBack = last;

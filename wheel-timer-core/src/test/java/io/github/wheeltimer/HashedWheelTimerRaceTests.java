@@ -92,18 +92,9 @@ class HashedWheelTimerRaceTests {
 		Thread scheduler = new Thread(() -> {
 			for (int i = 0; i < count; i++) {
 				int index = i;
-				timeouts.set(i, timer.newTimeout(new TimerTask() {
-
-					@Override
-					public void run(Timeout timeout) {
-					}
-
-					@Override
-					public void cancelled(Timeout timeout) {
-						told.incrementAndGet(index);
-					}
-
-				}, Duration.ofHours(1)));
+				timeouts.set(i,
+						timer.newTimeout(new CancelWatchingTask((timeout) -> told.incrementAndGet(index)),
+								Duration.ofHours(1)));
 			}
 		});
 		Thread canceller = new Thread(() -> {
