@@ -201,10 +201,10 @@ final class Cluster implements AutoCloseable {
 			return this.name;
 		}
 
-		/** @return the lines of this instance's log so far that hold {@code text} */
-		List<String> logLines(String text) {
+		/** @return the lines of this instance's log so far that hold any of {@code texts}, in order */
+		List<String> logLines(String... texts) {
 			try (Stream<String> lines = Files.lines(this.log, StandardCharsets.UTF_8)) {
-				return lines.filter((line) -> line.contains(text)).toList();
+				return lines.filter((line) -> Arrays.stream(texts).anyMatch(line::contains)).toList();
 			}
 			catch (IOException | UncheckedIOException ex) {
 				return List.of("(log unreadable: " + ex + ")");

@@ -251,7 +251,6 @@ class RunPipelineTests {
 		assertThat(counts.scheduled() + counts.claimed()).isEqualTo(counts.started() + counts.fenced());
 	}
 
-
 	/**
 	 * On MariaDB a gate can lose its locks to the claims and callers around it on every try: its
 	 * transaction is rolled back, so its calls are still this instance's and try again here, on
