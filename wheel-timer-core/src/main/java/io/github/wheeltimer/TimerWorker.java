@@ -238,9 +238,20 @@ final class TimerWorker implements Runnable {
 		// back for them halfway to its wake-up instead.
 		boolean rungTwice = !this.wakeUp.mayRing(hand);
 		boolean streaming = (this.wakeUp.rungByFirst() && rungTwice) || this.intake.takenSinceWake() >= STREAM;
-		if (rungTwice && !streaming) {
-			// Rung twice in this tick, and not by a stream (whose plan below rings no more for it).
+		if (rungTwice && (!streaming || this.wakeUp.rungByCancel(hand))) {
+			// Rung twice in this tick: no sleep that rings until the next. A stream's plan rings
+			// no more for its new timeouts, but would for the cancels that come with them, each
+			// ringing it again: with a cancel having rung in this tick, the sleep ends at the
+			// boundary instead.
 			wakeAt = Math.min(wakeAt, nextBoundary);
+		}
+		else if (streaming) {
+			// Back for the stream halfway to the wake-up (16 ticks at most), to take it in bulk
+			// before anything in it can fall due; planned so from the start, so that no plan
+			// rings for the stream's far timeouts. On a tick boundary, as every planned wake-up:
+			// the plan's threshold counts on it.
+			long halfway = now + Math.max(this.tickNanos, Math.min((wakeAt - now) / 2, this.maxQueuedNanos));
+			wakeAt = Math.min(wakeAt, halfway / this.tickNanos * this.tickNanos);
 		}
 		long threshold = threshold(wakeAt);
 		if (threshold > this.threshold) {
@@ -256,15 +267,14 @@ final class TimerWorker implements Runnable {
 				return;
 			}
 		}
-		else if (threshold < this.threshold && !replacePlan(wakeAt, nextBoundary, this.incoming.isEmpty())) {
+		else if (threshold < this.threshold && !replacePlan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty())) {
 			return;
 		}
 		if (!this.queries.isEmpty()) {
 			return;
 		}
 		// What came in while the worker was awake did not ring: wake within a tick for
-		// cancellations, and for a stream of new timeouts halfway to the wake-up (16 ticks at
-		// most), so that it is taken in bulk before anything in it can fall due.
+		// cancellations.
 		long sleepUntil = wakeAt;
 		boolean queued = !this.incoming.isEmpty();
 		// A timeout cancelled in the queue is let go by the take: with the queue empty, it was.
@@ -275,11 +285,6 @@ final class TimerWorker implements Runnable {
 			// A few more, not yet a stream: take them now.
 			this.intake.includeQueued();
 			return;
-		}
-		if (streaming) {
-			// On a tick boundary, as every planned wake-up: the plan's threshold counts on it.
-			long halfway = now + Math.max(this.tickNanos, Math.min((wakeAt - now) / 2, this.maxQueuedNanos));
-			sleepUntil = Math.min(sleepUntil, halfway / this.tickNanos * this.tickNanos);
 		}
 		// Not a stream, the plan must let the next new timeout ring: one published while timeouts
 		// still came in would not, and the worker would leave them queued until its wake-up.

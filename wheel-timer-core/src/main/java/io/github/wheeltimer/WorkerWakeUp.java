@@ -34,6 +34,8 @@ import java.lang.invoke.VarHandle;
  * another flag) comes after its last look at the queues: an enqueuer whose ring finds the plan
  * replaced judges again by the new one. A worker rung awake twice within one tick plans no
  * ringing sleep until the next tick, so a stream of rings costs at most a few wake-ups per tick.
+ * A stream of new timeouts keeps its long sleep, which rings for none of them, and for a
+ * cancellation only until one has rung in that tick: then it too ends at the tick's end.
  *
  * <p>{@code plan} is shared; the suppression fields are the worker's.
  */
@@ -44,6 +46,9 @@ final class WorkerWakeUp {
 
 	/** No plan, as RUNG, and the last ring was the first new timeout into an empty queue. */
 	private static final long RUNG_BY_FIRST = Long.MIN_VALUE + 4;
+
+	/** No plan, as RUNG, and the last ring was a cancellation. */
+	private static final long RUNG_BY_CANCEL = Long.MIN_VALUE + 8;
 
 	/** Plan flag: a cancellation rings. */
 	private static final long CANCELS_RING = 1;
@@ -83,6 +88,9 @@ final class WorkerWakeUp {
 	/** The last ring was the first new timeout into an empty queue: a stream may begin. */
 	private boolean rungByFirst;
 
+	/** The tick in which a cancellation last rang: cancellations are coming in. */
+	private long lastCancelRingTick = -1;
+
 	WorkerWakeUp(Ticker ticker) {
 		this.ticker = ticker;
 	}
@@ -115,7 +123,7 @@ final class WorkerWakeUp {
 	/** Any thread, after it enqueued a cancelled timeout. */
 	void cancelled() {
 		for (long plan = this.plan; (plan & CANCELS_RING) != 0;) {
-			long found = ring(plan, RUNG);
+			long found = ring(plan, RUNG_BY_CANCEL);
 			if (found == plan) {
 				return;
 			}
@@ -125,7 +133,7 @@ final class WorkerWakeUp {
 
 	/** Any thread, after it asked the worker something or took a timeout back from it. */
 	void ring() {
-		for (long plan = this.plan; plan != RUNG && plan != RUNG_BY_FIRST;) {
+		for (long plan = this.plan; !isRung(plan);) {
 			long found = ring(plan, RUNG);
 			if (found == plan) {
 				return;
@@ -201,9 +209,14 @@ final class WorkerWakeUp {
 		long plan = (long) PLAN.getAndSet(this, RUNG);
 		this.published = RUNG;
 		this.rungByFirst = false;
-		if (plan == RUNG || plan == RUNG_BY_FIRST) {
+		if (isRung(plan)) {
 			rung(tick, plan);
 		}
+	}
+
+	/** Whether {@code plan} is no plan: the worker is awake, or a ring is waking it. */
+	private static boolean isRung(long plan) {
+		return plan == RUNG || plan == RUNG_BY_FIRST || plan == RUNG_BY_CANCEL;
 	}
 
 	/**
@@ -219,12 +232,20 @@ final class WorkerWakeUp {
 		return this.rungByFirst;
 	}
 
+	/** Worker: whether a cancellation rang during {@code tick}. */
+	boolean rungByCancel(long tick) {
+		return this.lastCancelRingTick == tick;
+	}
+
 	/**
 	 * A ring woke the worker, or came before it could park; the second in one tick suppresses
 	 * ringing sleeps for the rest of the tick.
 	 */
 	private void rung(long tick, long rung) {
 		this.rungByFirst |= rung == RUNG_BY_FIRST;
+		if (rung == RUNG_BY_CANCEL) {
+			this.lastCancelRingTick = tick;
+		}
 		if (tick == this.lastRingTick) {
 			this.suppressedUntil = tick + 1;
 		}

@@ -171,6 +171,39 @@ class HashedWheelTimerWakeUpTests {
 	}
 
 	@Test
+	void aStreamThatCancelsRingsTheWorkerOnceMoreInATickAndThenLetsItSleepToTheTicksEnd() {
+		this.timer.start();
+		this.ticker.awaitIdle();
+		this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
+		this.ticker.awaitIdle();
+		// The first new timeout into an empty queue rings a second time in the tick: a stream,
+		// for which the worker sleeps halfway to its wake-up.
+		this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
+		this.ticker.awaitIdle();
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(TimerWorker.MAX_QUEUED_TICKS));
+		int parks = this.ticker.parkCount();
+		for (int burst = 0; burst < 10; burst++) {
+			// The stream's far timeouts do not ring; one cancel among them does, while the
+			// worker's sleep outlasts the tick.
+			Timeout last = null;
+			for (int i = 0; i < 100; i++) {
+				last = this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
+			}
+			last.cancel();
+			this.ticker.awaitIdle();
+		}
+		// Rung twice in the tick, and now by a cancel, the worker sleeps to the tick's end, and
+		// no later burst rings it: a worker that went back to the stream's long sleep was rung by
+		// every burst's cancel.
+		assertThat(this.ticker.parkCount() - parks).isEqualTo(1);
+		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(1));
+		this.ticker.advance(Duration.ofMillis(1));
+		this.ticker.awaitIdle();
+		assertThat(this.timer.snapshot().counters().cancelled()).isEqualTo(10);
+		assertThat(this.timer.snapshot().pendingTimeouts()).isEqualTo(2 + 10 * 99);
+	}
+
+	@Test
 	void aBurstIsFiredOnItsTickWithNoCapOnHowManyMoveToTheWheelPerTick() {
 		// Netty moves at most 100,000 new timeouts into buckets per tick and fires the rest late.
 		int burst = 300_000;
