@@ -239,17 +239,17 @@ final class TimerWorker implements Runnable {
 		boolean rungTwice = !this.wakeUp.mayRing(hand);
 		boolean streaming = (this.wakeUp.rungByFirst() && rungTwice) || this.intake.takenSinceWake() >= STREAM;
 		if (rungTwice && (!streaming || this.wakeUp.rungByCancel(hand))) {
-			// Rung twice in this tick: no sleep that rings until the next. A stream's plan rings
-			// no more for its new timeouts, but would for the cancels that come with them, each
+			// Rung twice in this tick: no sleep that rings until the next. A stream's plan is not
+			// rung by its far timeouts, but would be by the cancels that come with them, each
 			// ringing it again: with a cancel having rung in this tick, the sleep ends at the
 			// boundary instead.
 			wakeAt = Math.min(wakeAt, nextBoundary);
 		}
 		else if (streaming) {
 			// Back for the stream halfway to the wake-up (16 ticks at most), to take it in bulk
-			// before anything in it can fall due; planned so from the start, so that no plan
-			// rings for the stream's far timeouts. On a tick boundary, as every planned wake-up:
-			// the plan's threshold counts on it.
+			// before anything in it can fall due; planned so from the start, so that no plan is
+			// rung by the stream's far timeouts. On a tick boundary: the plan's threshold counts
+			// on it.
 			long halfway = now + Math.max(this.tickNanos, Math.min((wakeAt - now) / 2, this.maxQueuedNanos));
 			wakeAt = Math.min(wakeAt, halfway / this.tickNanos * this.tickNanos);
 		}
@@ -257,7 +257,7 @@ final class TimerWorker implements Runnable {
 		if (threshold > this.threshold) {
 			// A later wake-up than the plan the queue's newer timeouts were compared with (or no
 			// plan at all): they are taken first, as any of them may fall due before it.
-			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()));
+			this.wakeUp.publish(plan(wakeAt, nextBoundary, !streaming && this.incoming.isEmpty()), hand);
 			this.threshold = threshold;
 			this.intake.includeQueued();
 			boolean more = this.intake.takeNew();

@@ -34,8 +34,9 @@ import java.lang.invoke.VarHandle;
  * another flag) comes after its last look at the queues: an enqueuer whose ring finds the plan
  * replaced judges again by the new one. A worker rung awake twice within one tick plans no
  * ringing sleep until the next tick, so a stream of rings costs at most a few wake-ups per tick.
- * A stream of new timeouts keeps its long sleep, which rings for none of them, and for a
- * cancellation only until one has rung in that tick: then it too ends at the tick's end.
+ * A stream of new timeouts keeps its long sleep, which its far timeouts do not ring, and which
+ * cancellations ring until the worker, rung twice in the tick, was rung by one: then it too ends
+ * at the tick's end.
  *
  * <p>{@code plan} is shared; the suppression fields are the worker's.
  */
@@ -179,9 +180,16 @@ final class WorkerWakeUp {
 		return ((threshold + FLAGS) & ~FLAGS) | (cancelsRing ? CANCELS_RING : 0) | (firstRings ? FIRST_RINGS : 0);
 	}
 
-	/** Worker, awake (the plan is RUNG): publishes a plan; the caller then reads its queues. */
-	void publish(long plan) {
-		this.plan = plan;
+	/**
+	 * Worker, awake: publishes a plan, during {@code tick}; the caller then reads its queues. A
+	 * plan it published before and did not park on may have been rung since: that ring is noted,
+	 * as one that woke it.
+	 */
+	void publish(long plan, long tick) {
+		long found = (long) PLAN.getAndSet(this, plan);
+		if (this.published != RUNG && found != this.published) {
+			rung(tick, found);
+		}
 		this.published = plan;
 	}
 

@@ -176,29 +176,34 @@ class HashedWheelTimerWakeUpTests {
 		this.ticker.awaitIdle();
 		this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
 		this.ticker.awaitIdle();
-		// The first new timeout into an empty queue rings a second time in the tick: a stream,
-		// for which the worker sleeps halfway to its wake-up.
+		// The first new timeout into an empty queue rings the worker a second time in the tick: a
+		// stream, for which the worker sleeps halfway to its wake-up, here the cap of 16 ticks.
 		this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
 		this.ticker.awaitIdle();
 		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(TimerWorker.MAX_QUEUED_TICKS));
 		int parks = this.ticker.parkCount();
+		AtomicInteger told = new AtomicInteger();
 		for (int burst = 0; burst < 10; burst++) {
 			// The stream's far timeouts do not ring; one cancel among them does, while the
-			// worker's sleep outlasts the tick.
+			// worker's sleep outlasts the tick. The worker wakes to take them all, at least 64: a
+			// stream still.
 			Timeout last = null;
 			for (int i = 0; i < 100; i++) {
-				last = this.timer.newTimeout((t) -> { }, Duration.ofMinutes(5));
+				last = this.timer.newTimeout(new CancelWatchingTask((t) -> told.incrementAndGet()), Duration.ofMinutes(5));
 			}
 			last.cancel();
 			this.ticker.awaitIdle();
 		}
-		// Rung twice in the tick, and now by a cancel, the worker sleeps to the tick's end, and
-		// no later burst rings it: a worker that went back to the stream's long sleep was rung by
-		// every burst's cancel.
+		// The first burst's cancel rings a third time in the tick: the worker sleeps to the tick's
+		// end, and no later burst rings it. A worker that went back to the stream's long sleep was
+		// rung by every burst's cancel.
 		assertThat(this.ticker.parkCount() - parks).isEqualTo(1);
 		assertThat(this.ticker.idleSleepRemaining()).isEqualTo(Duration.ofMillis(1));
+		assertThat(told).hasValue(1);
+		// At the tick's end it takes the other bursts, and lets their cancelled timeouts go.
 		this.ticker.advance(Duration.ofMillis(1));
 		this.ticker.awaitIdle();
+		assertThat(told).hasValue(10);
 		assertThat(this.timer.snapshot().counters().cancelled()).isEqualTo(10);
 		assertThat(this.timer.snapshot().pendingTimeouts()).isEqualTo(2 + 10 * 99);
 	}
