@@ -356,7 +356,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			// that saw STARTED before this line have enqueued, and are reported as unprocessed;
 			// later ones see SHUTDOWN after enqueueing and take their timeouts back.
 			this.state = SHUTDOWN;
-			workerEnding(null, this.worker.collectUnprocessed());
+			workerEnding(this.worker.collectUnprocessed());
 			workerEnded();
 			throw ex;
 		}
@@ -628,13 +628,7 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 	 * will never run, before {@code stop()} returns, so that whoever waits for it learns even when
 	 * nobody reads the report (the worker died, or the caller of {@code stop()} dropped the set).
 	 */
-	void workerEnding(Throwable failure, Set<Timeout> unprocessed) {
-		if (failure != null) {
-			this.state = SHUTDOWN;
-			this.workerFailure = failure.toString();
-			logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
-					+ " and the timer accepts no more", failure);
-		}
+	void workerEnding(Set<Timeout> unprocessed) {
 		this.unprocessedTimeouts.set(Collections.unmodifiableSet(unprocessed));
 		int failures = 0;
 		Throwable firstFailure = null;
@@ -654,6 +648,18 @@ public final class HashedWheelTimer implements Timer, AutoCloseable {
 			logger.log(Level.WARNING, failures + " of " + unprocessed.size()
 					+ " unprocessed timeouts' tasks threw when told they would never run; the first:", firstFailure);
 		}
+	}
+
+	/**
+	 * Called by the worker when it fails, before it collects its timeouts: from here a new timeout
+	 * is refused, in its scheduler's thread, as after a stop (one accepted after the collection
+	 * would be in neither the wheel nor the report).
+	 */
+	void workerFailed(Throwable failure) {
+		this.state = SHUTDOWN;
+		this.workerFailure = failure.toString();
+		logger.log(Level.ERROR, "The timer's worker thread failed; pending timeouts are cancelled"
+				+ " and the timer accepts no more", failure);
 	}
 
 	/** The timer has ended: stop() may return, and no worker will answer questions again. */

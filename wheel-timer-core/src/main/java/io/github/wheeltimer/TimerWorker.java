@@ -112,17 +112,16 @@ final class TimerWorker implements Runnable {
 
 	@Override
 	public void run() {
-		Throwable failure = null;
 		try {
 			this.wheel.startAt(this.timer.elapsedNanos() / this.tickNanos);
 			loop();
 		}
 		catch (Throwable ex) {
-			failure = ex;
+			this.timer.workerFailed(ex);
 		}
 		finally {
 			try {
-				this.timer.workerEnding(failure, collectUnprocessed());
+				this.timer.workerEnding(collectUnprocessed());
 			}
 			finally {
 				AWAKE_SINCE.setOpaque(this, NOT_AWAKE);

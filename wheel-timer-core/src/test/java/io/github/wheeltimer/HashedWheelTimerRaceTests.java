@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -48,6 +49,60 @@ class HashedWheelTimerRaceTests {
 		assertThat(counters.unprocessed()).isOne();
 		assertThat(counters.rejected()).isOne();
 		assertThat(timer.pendingTimeouts()).isZero();
+	}
+
+	@Test
+	void aTimeoutScheduledWhileADyingWorkerCollectsWhatItHoldsIsRefusedNotLost() {
+		Thread testThread = Thread.currentThread();
+		AtomicBoolean clockBroken = new AtomicBoolean();
+		Ticker breakable = new Ticker() {
+
+			@Override
+			public long nanoTime() {
+				if (Thread.currentThread() != testThread && clockBroken.compareAndSet(true, false)) {
+					throw new IllegalStateException("clock broke");
+				}
+				return HashedWheelTimerRaceTests.this.ticker.nanoTime();
+			}
+
+			@Override
+			public void park(long nanos) {
+				HashedWheelTimerRaceTests.this.ticker.park(nanos);
+			}
+
+			@Override
+			public void unpark(Thread thread) {
+				HashedWheelTimerRaceTests.this.ticker.unpark(thread);
+			}
+
+		};
+		HashedWheelTimer timer = HashedWheelTimer.builder().ticker(breakable).build();
+		AtomicReference<Object> lateSchedule = new AtomicReference<>();
+		// Told that it was cancelled by the dying worker, as it collects what it holds: a schedule
+		// at that moment, after the worker's last look at its queue.
+		Timeout cancelled = timer.newTimeout(new CancelWatchingTask((t) -> {
+			try {
+				lateSchedule.set(timer.newTimeout((u) -> { }, Duration.ofSeconds(1)));
+			}
+			catch (IllegalStateException ex) {
+				lateSchedule.set(ex);
+			}
+		}), Duration.ofSeconds(1));
+		Timeout pending = timer.newTimeout((t) -> { }, Duration.ofSeconds(2));
+		this.ticker.awaitIdle();
+		clockBroken.set(true);
+		// Rings the worker, whose first reading of the clock throws: it dies with the cancel untaken.
+		cancelled.cancel();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !timer.snapshot().worker().alive());
+
+		assertThat(lateSchedule.get()).isInstanceOf(IllegalStateException.class);
+		assertThat(timer.stop()).containsExactly(pending);
+		WheelSnapshot snapshot = timer.snapshot();
+		assertThat(snapshot.pendingTimeouts()).isZero();
+		assertThat(snapshot.counters().scheduled()).isEqualTo(2);
+		assertThat(snapshot.counters().cancelled()).isOne();
+		assertThat(snapshot.counters().unprocessed()).isOne();
+		assertThat(snapshot.counters().rejected()).isOne();
 	}
 
 	@RepeatedTest(20)
