@@ -1,5 +1,9 @@
 package io.github.wheeltimer.durable;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.wheeltimer.durable.jdbc.DurableSchemaInitializer;
 import io.github.wheeltimer.durable.jdbc.DurableTables;
@@ -20,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
@@ -94,6 +100,47 @@ class DurableSchemaUpgradeTests {
 		assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2, 3);
 		assertThatNoException().isThrownBy(() -> DurableTables.withPrefix("WHEEL_TIMER_")
 			.requireSchema(jdbc, TestDatabases.dialect(url)));
+	}
+
+	@Test
+	void aReadThatFailsWhileAnotherInstanceUpgradesTheTablesIsMadeAgainUnderTheLock() {
+		String url = DurableSchemaTests.newDatabase("H2");
+		JdbcTemplate jdbc = Version1Database.create(url);
+		// The first connection's statements fail as H2's do when another session's step replaces
+		// the table being read: an internal error, not a missing table.
+		AtomicInteger connections = new AtomicInteger();
+		DriverManagerDataSource dataSource = new DriverManagerDataSource(url, "postgres", "") {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (connections.getAndIncrement() == 0) ? failingStatements(connection) : connection;
+			}
+
+		};
+		DurableSchemaInitializer initializer = new DurableSchemaInitializer(dataSource, TestDatabases.dialect(url),
+				DatabaseInitializationMode.ALWAYS, "WHEEL_TIMER_", Duration.ofSeconds(30));
+
+		assertThat(initializer.initializeDatabase()).isTrue();
+
+		assertThat(connections).hasValueGreaterThan(1);
+		assertThat(Version1Database.version(jdbc, "WHEEL_TIMER_")).isEqualTo(3);
+		assertThat(Version1Database.versionRows(jdbc, "WHEEL_TIMER_")).containsExactly(2, 3);
+	}
+
+	private static Connection failingStatements(Connection connection) {
+		return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+					if (method.getName().equals("createStatement") || method.getName().equals("prepareStatement")) {
+						throw new SQLException("General error: \"java.lang.NullPointerException\"", "HY000", 50000);
+					}
+					try {
+						return method.invoke(connection, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
 	}
 
 	@ParameterizedTest(name = "{0}'s driver, cut after {1} statement(s)")

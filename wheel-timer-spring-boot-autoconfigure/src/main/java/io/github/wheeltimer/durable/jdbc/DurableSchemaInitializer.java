@@ -20,6 +20,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.EncodedResource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -91,8 +92,7 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		List<Resource> steps = new ArrayList<>();
 		scripts.forEach(steps::add);
 		// Up to date: no lock to wait for, as on almost every start.
-		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
-		if (DurableSchema.read(jdbc, this.tables).isCurrent() && !retiring(jdbc)) {
+		if (upToDate(new JdbcTemplate(this.dataSource))) {
 			return;
 		}
 		// The lock and the steps on one connection: a session-level lock (if the dialect takes one),
@@ -130,6 +130,22 @@ public final class DurableSchemaInitializer extends DataSourceScriptDatabaseInit
 		}
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	/**
+	 * Reads the tables without the lock. A read that fails proves nothing either way: another
+	 * instance may be upgrading them under the lock (H2 then fails a read with an internal error
+	 * as a step replaces a table), so the caller reads them again under it. A database that cannot
+	 * be reached fails there, with its own error.
+	 */
+	private boolean upToDate(JdbcTemplate jdbc) {
+		try {
+			return DurableSchema.read(jdbc, this.tables).isCurrent() && !retiring(jdbc);
+		}
+		catch (DataAccessException ex) {
+			logger.debug("Could not read the durable calls' tables without the lock; reading them under it", ex);
+			return false;
 		}
 	}
 
