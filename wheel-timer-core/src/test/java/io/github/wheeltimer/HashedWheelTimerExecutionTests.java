@@ -8,7 +8,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 
@@ -139,34 +138,13 @@ class HashedWheelTimerExecutionTests {
 
 	@Test
 	void aWorkerThatDiesCancelsItsTimeoutsReportsThemAndRefusesNewOnes() {
-		AtomicBoolean breakOnNextPark = new AtomicBoolean();
-		Ticker breakable = new Ticker() {
-
-			@Override
-			public long nanoTime() {
-				return HashedWheelTimerExecutionTests.this.ticker.nanoTime();
-			}
-
-			@Override
-			public void park(long nanos) {
-				if (breakOnNextPark.get()) {
-					throw new IllegalStateException("clock broke");
-				}
-				HashedWheelTimerExecutionTests.this.ticker.park(nanos);
-			}
-
-			@Override
-			public void unpark(Thread thread) {
-				HashedWheelTimerExecutionTests.this.ticker.unpark(thread);
-			}
-
-		};
+		BreakableTicker breakable = new BreakableTicker(this.ticker);
 		HashedWheelTimer timer = timer().ticker(breakable).threadFactory((runnable) -> new Thread(runnable, "doomed"))
 			.build();
 		Timeout first = timer.newTimeout((t) -> { }, Duration.ofSeconds(1));
 		timer.newTimeout((t) -> { }, Duration.ofSeconds(2));
 		this.ticker.awaitIdle();
-		breakOnNextPark.set(true);
+		breakable.breakParks();
 		Thread worker = Thread.getAllStackTraces().keySet().stream()
 			.filter((thread) -> thread.getName().equals("doomed")).findFirst().orElseThrow();
 		this.ticker.unpark(worker);

@@ -5,7 +5,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -53,29 +52,7 @@ class HashedWheelTimerRaceTests {
 
 	@Test
 	void aTimeoutScheduledWhileADyingWorkerCollectsWhatItHoldsIsRefusedNotLost() {
-		Thread testThread = Thread.currentThread();
-		AtomicBoolean clockBroken = new AtomicBoolean();
-		Ticker breakable = new Ticker() {
-
-			@Override
-			public long nanoTime() {
-				if (Thread.currentThread() != testThread && clockBroken.compareAndSet(true, false)) {
-					throw new IllegalStateException("clock broke");
-				}
-				return HashedWheelTimerRaceTests.this.ticker.nanoTime();
-			}
-
-			@Override
-			public void park(long nanos) {
-				HashedWheelTimerRaceTests.this.ticker.park(nanos);
-			}
-
-			@Override
-			public void unpark(Thread thread) {
-				HashedWheelTimerRaceTests.this.ticker.unpark(thread);
-			}
-
-		};
+		BreakableTicker breakable = new BreakableTicker(this.ticker);
 		HashedWheelTimer timer = HashedWheelTimer.builder().ticker(breakable).build();
 		AtomicReference<Object> lateSchedule = new AtomicReference<>();
 		// Told that it was cancelled by the dying worker, as it collects what it holds: a schedule
@@ -90,7 +67,7 @@ class HashedWheelTimerRaceTests {
 		}), Duration.ofSeconds(1));
 		Timeout pending = timer.newTimeout((t) -> { }, Duration.ofSeconds(2));
 		this.ticker.awaitIdle();
-		clockBroken.set(true);
+		breakable.breakNextReadingOutside(Thread.currentThread());
 		// Rings the worker, whose first reading of the clock throws: it dies with the cancel untaken.
 		cancelled.cancel();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !timer.snapshot().worker().alive());

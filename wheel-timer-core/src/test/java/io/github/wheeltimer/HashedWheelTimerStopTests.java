@@ -10,7 +10,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 
 import org.junit.jupiter.api.AfterEach;
@@ -148,13 +147,13 @@ class HashedWheelTimerStopTests {
 
 	@Test
 	void aWorkerThatDiesTellsThePendingTasksTheyWillNeverRun() {
-		BreakingTicker breaking = new BreakingTicker();
+		BreakableTicker breaking = new BreakableTicker(Ticker.system());
 		HashedWheelTimer dying = HashedWheelTimer.builder().ticker(breaking).build();
 		CompletableFuture<Timeout> told = new CompletableFuture<>();
 		try (CapturedLog log = new CapturedLog()) {
 			dying.start();
-			await().atMost(Duration.ofSeconds(10)).until(() -> breaking.parked);
-			breaking.broken = true;
+			await().atMost(Duration.ofSeconds(10)).until(breaking::hasParked);
+			breaking.breakParks();
 			// Wakes the parked worker, whose next park throws.
 			Timeout pending = dying.newTimeout(new TimerTask() {
 
@@ -342,34 +341,6 @@ class HashedWheelTimerStopTests {
 		this.ticker.awaitIdle();
 		assertThat(this.timer.stopGracefully(Duration.ofDays(1))).isEmpty();
 		assertThat(this.timer.snapshot().worker().alive()).isFalse();
-	}
-
-	/** The system clock, until it breaks: then the worker's next park throws. */
-	private static final class BreakingTicker implements Ticker {
-
-		volatile boolean broken;
-
-		volatile boolean parked;
-
-		@Override
-		public long nanoTime() {
-			return System.nanoTime();
-		}
-
-		@Override
-		public void park(long nanos) {
-			if (this.broken) {
-				throw new IllegalStateException("the clock broke");
-			}
-			this.parked = true;
-			LockSupport.parkNanos(nanos);
-		}
-
-		@Override
-		public void unpark(Thread thread) {
-			LockSupport.unpark(thread);
-		}
-
 	}
 
 }
