@@ -14,10 +14,10 @@ import java.util.concurrent.atomic.LongAdder;
  * ran the task, or by whichever thread the work of a task that handed it off ended on (that one
  * also writes {@code withdrawn}); {@code firedAtOnce} by the thread of a task run at once, before
  * it runs; the cancelled count is the cancellation queue's own index, plus {@code cancelledQueued},
- * counted by the cancelling thread for a timeout the worker had not taken (see WheelNode). The worker alone writes
- * {@code fired}, {@code unprocessed}, {@code lateness}, {@code completedOnWorker} (tasks that ran
- * on the worker itself, counted without a CAS, a batch of fires at a time: see FireBatch) and
- * {@code maxLag}: single-writer values, published with opaque stores and read with opaque loads,
+ * counted by the cancelling thread for a timeout the worker had not taken (see WheelNode). The
+ * worker alone writes {@code fired}, {@code unprocessed}, {@code lateness},
+ * {@code completedOnWorker} (tasks that ran on the worker itself, counted without a CAS, a batch
+ * of fires at a time: see FireBatch) and {@code maxLag}: single-writer values, published with opaque stores and read with opaque loads,
  * as readers need freshness, not ordering; except that {@code completedOnWorker} is a release
  * store read with acquire, before {@code fired}, so that no reader sees a task completed that has
  * not fired. Reading the outcomes before {@code scheduled} keeps derived numbers (pending,
