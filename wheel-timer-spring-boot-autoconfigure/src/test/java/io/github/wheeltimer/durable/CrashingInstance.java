@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import io.github.wheeltimer.durable.DurableApp.Orders;
@@ -9,11 +10,16 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The main class of the child JVM that {@link DurableCallsCrashTests} kills: an instance of
  * {@link DurableApp} on the database given as the first argument, which makes 30 calls due in
- * 400 ms and 30 due in 1.5 s, says so on its standard output, and keeps running until killed.
+ * 400 ms and 30 due in {@link #FAR_DELAY}, says so on its standard output, and keeps running until
+ * killed. Its horizon holds the far calls on its wheel from their start, so that they are there to
+ * be lost for as long as they wait, however slowly a loaded machine runs the near ones.
  * With {@code retries} as the second argument it makes 20 calls instead that fail twice, each
  * retried 5 s after a failure, held on its wheel meanwhile (a horizon of 10 s).
  */
 public final class CrashingInstance {
+
+	/** Long enough that the near calls end well before it, on a machine as loaded as CI's. */
+	static final Duration FAR_DELAY = Duration.ofSeconds(5);
 
 	private CrashingInstance() {
 	}
@@ -30,7 +36,8 @@ public final class CrashingInstance {
 			System.out.flush();
 			Thread.currentThread().join();
 		}
-		ConfigurableApplicationContext app = DurableApp.start(args[0], "spring.main.keep-alive=true");
+		ConfigurableApplicationContext app = DurableApp.start(args[0], "spring.main.keep-alive=true",
+				"wheel-timer.durable.horizon=10s", "test.far-delay=" + FAR_DELAY.toMillis() + "ms");
 		Orders orders = app.getBean(Orders.class);
 		Instant calledAt = Instant.now();
 		for (int i = 0; i < 30; i++) {

@@ -97,7 +97,8 @@ public class DurableApp {
 			record(callId, "burst", null);
 		}
 
-		@DelayedExecution(delay = 1500, durable = true, id = "orders.far")
+		/** Due after {@code test.far-delay}, 1.5 s unless a test sets it. */
+		@DelayedExecution(delayString = "${test.far-delay:1500ms}", durable = true, id = "orders.far")
 		@Transactional
 		public void far(String callId, Instant calledAt) {
 			record(callId, "far", calledAt);
