@@ -69,7 +69,8 @@ public class DurableApp {
 			this.durableCalls = durableCalls;
 		}
 
-		@DelayedExecution(delay = 400, durable = true, key = "#orderId")
+		/** Due after {@code test.near-delay}, 400 ms unless a test sets it. */
+		@DelayedExecution(delayString = "${test.near-delay:400ms}", durable = true, key = "#orderId")
 		@Transactional
 		public void cancelIfUnpaid(String orderId, Instant calledAt) {
 			record(orderId, "cancel", calledAt);
@@ -165,9 +166,11 @@ public class DurableApp {
 
 		/**
 		 * Records each attempt as {@code tag#attempt}; the first attempt of the call tagged
-		 * {@code old} waits for the test, then fails.
+		 * {@code old} waits for the test, then fails. Due after {@code test.fails-slowly-delay},
+		 * 200 ms unless a test sets it.
 		 */
-		@DelayedExecution(delay = 200, durable = true, id = "orders.failsSlowly", key = "#orderId")
+		@DelayedExecution(delayString = "${test.fails-slowly-delay:200ms}", durable = true, id = "orders.failsSlowly",
+				key = "#orderId")
 		@Retryable(maxRetries = 2, delay = 300)
 		public void failsSlowly(String orderId, String tag) throws InterruptedException {
 			int attempt = DurableCalls.currentAttempt();

@@ -87,6 +87,8 @@ class DurableCallsCrashTests {
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
 		// Killed once every call's first attempt failed, and their retries wait on the child's wheel.
 		await().atMost(Duration.ofSeconds(20))
+			.failFast("a retry ran before the kill, in the child JVM: it was too slow for the test's timing",
+					() -> count(jdbc, "SELECT COUNT(*) FROM test_run WHERE call_id LIKE '%#2'") > 0)
 			.until(() -> count(jdbc, "SELECT COUNT(*) FROM WHEEL_TIMER_CALL WHERE state = 'CLAIMED' AND retries = 1") == 20);
 		this.child.destroyForcibly();
 		assertThat(this.child.waitFor(30, TimeUnit.SECONDS)).isTrue();
