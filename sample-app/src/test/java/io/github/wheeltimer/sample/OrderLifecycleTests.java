@@ -40,12 +40,13 @@ import static org.awaitility.Awaitility.await;
  * The payment timeout itself is tested on virtual time, in {@link PaymentTimeoutTests}.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "wheel-timer.tick-duration=10ms", "sample.orders.payment-timeout=1s",
+		properties = { "wheel-timer.tick-duration=10ms", "sample.orders.payment-timeout=3s",
 				"sample.shipping.warehouse-failure-rate=0" })
 @AutoConfigureRestTestClient
 class OrderLifecycleTests {
 
-	private static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(1);
+	/** Long enough to create and pay an order over HTTP on a loaded machine. */
+	private static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(3);
 
 	@Autowired
 	private RestTestClient client;
