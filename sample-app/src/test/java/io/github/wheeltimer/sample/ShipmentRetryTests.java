@@ -94,25 +94,6 @@ class ShipmentRetryTests {
 
 	@Test
 	@DirtiesContext
-	void aRetryCutShortByTheTimerStoppingEndsTheShipmentAsFailedNotForgotten() {
-		Order order = this.orderService.create("a lamp");
-		this.warehouse.refuse(order.id(), Integer.MAX_VALUE);
-		this.orderService.pay(order.id());
-		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
-
-		assertThat(this.retries.stop()).as("the retry waiting on the wheel").hasSize(1);
-
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> this.orders.find(order.id()).orElseThrow().shipment() == ShipmentStatus.FAILED);
-		Order failed = this.orders.find(order.id()).orElseThrow();
-		assertThat(failed.shipmentAttempts()).isOne();
-		assertThat(failed.shipmentProblem())
-			.isEqualTo("Order " + order.id() + " was refused 1 time and cannot be retried: the timer has stopped");
-		assertThat(this.warehouse.attempts(order.id())).hasSize(1);
-	}
-
-	@Test
-	@DirtiesContext
 	void aRetryTheStoppedTimerNoLongerTakesEndsTheShipmentAsFailedNotForgotten() {
 		Order order = this.orderService.create("a stool");
 		this.warehouse.refuse(order.id(), Integer.MAX_VALUE);
