@@ -465,6 +465,15 @@ public final class FakeCallRepository implements CallRepository {
 	}
 
 	@Override
+	public List<UUID> claimedBy(UUID owner) {
+		this.statements.sent("claimedBy");
+		synchronized (this.db) {
+			return this.rows.values().stream().filter((row) -> row.in(CLAIMED) && owner.equals(row.owner))
+				.map((row) -> row.id).toList();
+		}
+	}
+
+	@Override
 	public int deleteFailedBefore(Duration retention) {
 		this.statements.sent("deleteFailedBefore");
 		synchronized (this.db) {

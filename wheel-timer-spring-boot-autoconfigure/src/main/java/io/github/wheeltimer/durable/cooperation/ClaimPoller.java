@@ -1,8 +1,10 @@
 package io.github.wheeltimer.durable.cooperation;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -106,6 +108,17 @@ public final class ClaimPoller {
 	/** Polls only: when a poll last did more than claim. */
 	private long lastFullPollNanos = System.nanoTime();
 
+	/**
+	 * Polls only: how many polls still compare the rows claimed here with the calls held here,
+	 * set by a poll that failed. A claim that committed as the connection dropped leaves rows
+	 * claimed by this live instance and held by none of its wheels, which no other instance takes
+	 * over while it lives.
+	 */
+	private int doubtPasses;
+
+	/** Polls only: the rows claimed here but held nowhere at the last of those passes. */
+	private Set<UUID> unheld = Set.of();
+
 	public ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
 			HeldCalls held, RunPipeline pipeline, RowWrites writes, InstancesView reports, CallCounters counters,
 			DurableClock clock, Lease lease, DurableThreads scheduler, DurableSettings settings,
@@ -191,6 +204,9 @@ public final class ClaimPoller {
 					this.cleanUp.cleanUp();
 				}
 			}
+			if (this.doubtPasses > 0) {
+				settleClaimsInDoubt();
+			}
 			Instant now = this.clock.now();
 			Instant horizon = now.plus(this.settings.horizon());
 			List<String> claimable = this.methods.claimable();
@@ -221,6 +237,7 @@ public final class ClaimPoller {
 			// A poll the stop interrupted (waiting for a connection) says nothing of the database.
 			if (this.running) {
 				this.writes.failed(Source.POLL, ex);
+				this.doubtPasses = 2;
 			}
 		}
 		finally {
@@ -239,6 +256,35 @@ public final class ClaimPoller {
 				this.polling.decrementAndGet();
 			}
 		}
+	}
+
+	/**
+	 * One pass of the comparison a failed poll asks for (see doubtPasses): a row claimed here and
+	 * held nowhere at two passes a poll apart is neither a call between its wheel and its gate nor
+	 * one its caller is putting on a wheel (both take milliseconds), but a claim whose answer the
+	 * database lost. It goes back to pending, to be claimed again: its claim was never counted.
+	 * (A call whose gate lost its answer is handed back by the writes that wait for the database.)
+	 */
+	private void settleClaimsInDoubt() {
+		Set<UUID> unheldNow = new HashSet<>();
+		for (UUID id : this.calls.claimedBy(this.instance)) {
+			if (!this.held.holds(id)) {
+				unheldNow.add(id);
+			}
+		}
+		int putBack = 0;
+		for (UUID id : unheldNow) {
+			if (this.unheld.contains(id) && this.calls.handBack(id, this.instance)) {
+				putBack++;
+			}
+		}
+		if (putBack > 0) {
+			logger.warn("Put back " + putBack + " durable calls that this instance claimed as its database failed,"
+					+ " without hearing that the claim had committed: they are pending again, to run at their due"
+					+ " time here or on another instance");
+		}
+		this.doubtPasses--;
+		this.unheld = (this.doubtPasses > 0) ? unheldNow : Set.of();
 	}
 
 	/**

@@ -207,6 +207,11 @@ final class CallClaims {
 		return (released != null) ? released : List.of();
 	}
 
+	List<UUID> claimedBy(UUID owner) {
+		return this.jdbc.query("SELECT id FROM " + this.calls + " WHERE owner_id = ? AND state = '" + CallTable.CLAIMED
+				+ "'", this.rows::firstId, this.dialect.id(owner));
+	}
+
 	/** Puts the locked rows back to pending, a chunk per statement: they are ours, so each goes back. */
 	private void putBack(List<UUID> ids) {
 		for (int from = 0; from < ids.size(); from += RELEASE_CHUNK) {

@@ -148,6 +148,11 @@ public final class JdbcCallRepository implements CallRepository {
 	}
 
 	@Override
+	public List<UUID> claimedBy(UUID owner) {
+		return this.claims.claimedBy(owner);
+	}
+
+	@Override
 	public int deleteFailedBefore(Duration retention) {
 		return this.writes.deleteFailedBefore(retention);
 	}

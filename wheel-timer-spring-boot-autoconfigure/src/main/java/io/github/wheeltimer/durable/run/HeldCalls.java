@@ -219,6 +219,11 @@ public final class HeldCalls {
 		return this.held.size();
 	}
 
+	/** @return whether the call with that id is on a wheel here, or fired and not yet at its gate */
+	public boolean holds(UUID id) {
+		return this.held.containsKey(id);
+	}
+
 	/**
 	 * Starts the drain of a stopping instance: keeps on their wheels the calls due by
 	 * {@code keepUntil} (to start here), and takes the others off.

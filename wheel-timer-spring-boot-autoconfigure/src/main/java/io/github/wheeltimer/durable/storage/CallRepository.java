@@ -256,6 +256,13 @@ public interface CallRepository {
 	 */
 	List<UUID> takeOverCallsOf(UUID owner);
 
+	/**
+	 * The calls {@code owner} has claimed and not started, through the owner index: what a live
+	 * instance compares with what it holds, after a failure that may have lost a claim's answer.
+	 * @return their ids
+	 */
+	List<UUID> claimedBy(UUID owner);
+
 	/** @return how many failed calls older than {@code retention} were deleted */
 	int deleteFailedBefore(Duration retention);
 
