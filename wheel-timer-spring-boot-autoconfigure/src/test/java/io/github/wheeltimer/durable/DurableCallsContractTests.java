@@ -226,12 +226,6 @@ abstract class DurableCallsContractTests {
 	}
 
 	/**
-	 * The close comes while a poll waits at its claim statement. Were that claim to run after the
-	 * stop's bulk release, it would take the released rows back (pending, within the horizon) onto
-	 * a stopping instance, whose second release would hand them back, and count them, once more:
-	 * CI once saw 7 hand-backs for 5 calls.
-	 */
-	/**
 	 * A claim that commits as the connection drops: the instance never hears which rows it
 	 * claimed, the database says it owns them, and no other instance takes them over while it
 	 * lives. Its next polls find them held nowhere and put them back, to be claimed and run once.
@@ -261,6 +255,12 @@ abstract class DurableCallsContractTests {
 		assertThat(counts.claimed()).isEqualTo(5 + counts.fenced());
 	}
 
+	/**
+	 * The close comes while a poll waits at its claim statement. Were that claim to run after the
+	 * stop's bulk release, it would take the released rows back (pending, within the horizon) onto
+	 * a stopping instance, whose second release would hand them back, and count them, once more:
+	 * CI once saw 7 hand-backs for 5 calls.
+	 */
 	@Test
 	void aPollInProgressAtTheCloseClaimsNothingTheStopHandsBackSoEachCallGoesBackOnce() throws Exception {
 		String url = newDatabase();

@@ -197,15 +197,16 @@ public final class ClaimPoller {
 			if (!refill || nowNanos - this.lastFullPollNanos >= this.settings.pollInterval().toNanos()) {
 				this.lastFullPollNanos = nowNanos;
 				this.writes.retryDeferred();
+				// After the deferred hand-backs, and a poll interval apart (a refill can come at once).
+				if (this.doubtPasses > 0) {
+					settleClaimsInDoubt();
+				}
 				this.takeOvers.takeOverPredecessors();
 				this.takeOvers.takeOverDeadOwners();
 				if (this.lastCleanUpNanos == Long.MIN_VALUE || nowNanos - this.lastCleanUpNanos >= CLEAN_UP_NANOS) {
 					this.lastCleanUpNanos = nowNanos;
 					this.cleanUp.cleanUp();
 				}
-			}
-			if (this.doubtPasses > 0) {
-				settleClaimsInDoubt();
 			}
 			Instant now = this.clock.now();
 			Instant horizon = now.plus(this.settings.horizon());
@@ -259,16 +260,18 @@ public final class ClaimPoller {
 	}
 
 	/**
-	 * One pass of the comparison a failed poll asks for (see doubtPasses): a row claimed here and
-	 * held nowhere at two passes a poll apart is neither a call between its wheel and its gate nor
-	 * one its caller is putting on a wheel (both take milliseconds), but a claim whose answer the
-	 * database lost. It goes back to pending, to be claimed again: its claim was never counted.
+	 * One pass of the comparison a failed poll asks for (see doubtPasses), in a full poll: a row
+	 * claimed here and held nowhere at two passes a poll interval apart is not a call its caller
+	 * is putting on a wheel (milliseconds), but a claim whose answer the database lost. It goes back to pending, to be claimed again: its claim was never counted.
 	 * (A call whose gate lost its answer is handed back by the writes that wait for the database.)
 	 */
 	private void settleClaimsInDoubt() {
+		// A call due already when claimed skips the wheel: from its fire to the end of its gate it
+		// is at the gate instead.
+		Set<UUID> atGate = this.pipeline.atGate();
 		Set<UUID> unheldNow = new HashSet<>();
 		for (UUID id : this.calls.claimedBy(this.instance)) {
-			if (!this.held.holds(id)) {
+			if (!this.held.holds(id) && !atGate.contains(id)) {
 				unheldNow.add(id);
 			}
 		}
