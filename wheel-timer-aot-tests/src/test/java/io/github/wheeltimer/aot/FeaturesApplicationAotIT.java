@@ -67,12 +67,13 @@ class FeaturesApplicationAotIT {
 
 	@Test
 	void aDurableCallMadeBeforeARestartRunsAfterIt() throws Exception {
-		// A horizon longer than the call's delay: the call is on the first instance's wheel when it stops.
-		Application first = start("--wheel-timer.durable.horizon=5s");
+		// A horizon longer than the call's delay: the call is on the first instance's wheel when it
+		// stops, 5 s before it falls due, however slowly a loaded machine stops the JVM.
+		Application first = start("--wheel-timer.durable.horizon=10s", "--features.order-timeout=5s");
 		assertThat(first.post("/orders/o-1").statusCode()).isEqualTo(200);
 		first.stop();
 		assertThat(first.output()).contains("1 durable call handed back to the database");
-		Application second = start("--wheel-timer.durable.horizon=5s");
+		Application second = start("--wheel-timer.durable.horizon=10s", "--features.order-timeout=5s");
 		await().atMost(Duration.ofSeconds(20)).until(() -> second.get("/runs").body(),
 				(runs) -> runs.contains("cancel o-1 9.90"));
 	}

@@ -145,8 +145,11 @@ class DurableCallTracingTests {
 			return this.runs.poll(20, TimeUnit.SECONDS);
 		}
 
-		/** Due after the horizon, so that the instance that writes it leaves it in the database. */
-		@DelayedExecution(delay = 1500, durable = true, id = "payments.expire")
+		/**
+		 * Due well after the horizon (5 s against 1 s), so that the instance that writes it leaves it
+		 * in the database, however slowly a loaded machine closes that instance.
+		 */
+		@DelayedExecution(delay = 5000, durable = true, id = "payments.expire")
 		public void expire(String paymentId) {
 			Span span = this.tracer.currentSpan();
 			this.runs.add((span != null) ? span.context().traceId() : "no span");
