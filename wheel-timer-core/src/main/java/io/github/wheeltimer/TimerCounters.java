@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.LongAdder;
  * counted by the cancelling thread for a timeout the worker had not taken (see WheelNode). The
  * worker alone writes {@code fired}, {@code unprocessed}, {@code lateness},
  * {@code completedOnWorker} (tasks that ran on the worker itself, counted without a CAS, a batch
- * of fires at a time: see FireBatch) and {@code maxLag}: single-writer values, published with opaque stores and read with opaque loads,
- * as readers need freshness, not ordering; except that {@code completedOnWorker} is a release
+ * of fires at a time: see FireBatch) and {@code maxLag}: single-writer values, published with
+ * opaque stores and read with opaque loads, as readers need freshness, not ordering; except that {@code completedOnWorker} is a release
  * store read with acquire, before {@code fired}, so that no reader sees a task completed that has
  * not fired. Reading the outcomes before {@code scheduled} keeps derived numbers (pending,
  * running) from going negative.

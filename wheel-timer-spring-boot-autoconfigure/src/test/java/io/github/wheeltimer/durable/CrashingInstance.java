@@ -37,7 +37,7 @@ public final class CrashingInstance {
 			Thread.currentThread().join();
 		}
 		ConfigurableApplicationContext app = DurableApp.start(args[0], "spring.main.keep-alive=true",
-				"wheel-timer.durable.horizon=10s", "test.far-delay=" + FAR_DELAY.toMillis() + "ms");
+				"wheel-timer.durable.horizon=10s", DurableApp.farDelay(FAR_DELAY));
 		Orders orders = app.getBean(Orders.class);
 		Instant calledAt = Instant.now();
 		for (int i = 0; i < 30; i++) {

@@ -1,5 +1,6 @@
 package io.github.wheeltimer.durable;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -48,6 +49,11 @@ public class DurableApp {
 			.properties(properties)
 			.properties(extra)
 			.run();
+	}
+
+	/** @return the property that sets {@link Orders#far}'s delay, for {@link #start(String, String...)} */
+	public static String farDelay(Duration delay) {
+		return "test.far-delay=" + delay.toMillis() + "ms";
 	}
 
 	@Bean

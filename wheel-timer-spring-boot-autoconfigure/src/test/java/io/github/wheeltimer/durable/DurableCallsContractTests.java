@@ -201,7 +201,7 @@ abstract class DurableCallsContractTests {
 		// Held from birth: within a 5 s horizon.
 		Duration farDelay = Duration.ofSeconds(4);
 		ConfigurableApplicationContext first = start(url, "wheel-timer.durable.horizon=5s",
-				"test.far-delay=" + farDelay.toMillis() + "ms");
+				DurableApp.farDelay(farDelay));
 		Instant calledAt = Instant.now();
 		for (int i = 0; i < 5; i++) {
 			first.getBean(Orders.class).far("o-" + i, calledAt);
@@ -235,7 +235,7 @@ abstract class DurableCallsContractTests {
 		Duration farDelay = Duration.ofSeconds(3);
 		// Due beyond the horizon (1 s): pending rows, which a poll claims.
 		ConfigurableApplicationContext app = start(new Class<?>[] { ClaimAnswerLost.class }, newDatabase(),
-				"test.far-delay=" + farDelay.toMillis() + "ms");
+				DurableApp.farDelay(farDelay));
 		ClaimAnswerLost answers = app.getBean(ClaimAnswerLost.class);
 		answers.arm();
 		Instant calledAt = Instant.now();
@@ -589,7 +589,7 @@ abstract class DurableCallsContractTests {
 		// The far calls are due 4 s after a poll interval: a loaded machine's slow start of the
 		// close still finds them to hand back.
 		Duration farDelay = Duration.ofSeconds(5);
-		String farDelaySetting = "test.far-delay=" + farDelay.toMillis() + "ms";
+		String farDelaySetting = DurableApp.farDelay(farDelay);
 		ConfigurableApplicationContext stopping = start(url, "wheel-timer.durable.horizon=10s",
 				"wheel-timer.durable.poll-interval=1s", "wheel-timer.durable.lease=10s", farDelaySetting);
 		ConfigurableApplicationContext other = start(url, "wheel-timer.durable.lease=10s", farDelaySetting);

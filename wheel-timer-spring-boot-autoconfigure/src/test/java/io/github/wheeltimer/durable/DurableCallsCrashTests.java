@@ -64,7 +64,7 @@ class DurableCallsCrashTests {
 		assertThat(this.child.waitFor(30, TimeUnit.SECONDS)).isTrue();
 		assertThat(this.child.exitValue()).as("killed by SIGKILL").isEqualTo(137);
 
-		this.successor = DurableApp.start(url, "test.far-delay=" + CrashingInstance.FAR_DELAY.toMillis() + "ms");
+		this.successor = DurableApp.start(url, DurableApp.farDelay(CrashingInstance.FAR_DELAY));
 		await().atMost(Duration.ofSeconds(30)).until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run") == 60);
 		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
 			.until(() -> count(jdbc, "SELECT COUNT(*) FROM test_run") == 60

@@ -262,8 +262,9 @@ public final class ClaimPoller {
 	/**
 	 * One pass of the comparison a failed poll asks for (see doubtPasses), in a full poll: a row
 	 * claimed here and held nowhere at two passes a poll interval apart is not a call its caller
-	 * is putting on a wheel (milliseconds), but a claim whose answer the database lost. It goes back to pending, to be claimed again: its claim was never counted.
-	 * (A call whose gate lost its answer is handed back by the writes that wait for the database.)
+	 * is putting on a wheel (milliseconds), but a claim whose answer the database lost. It goes
+	 * back to pending, to be claimed again: its claim was never counted. (A call whose gate lost
+	 * its answer is handed back by the writes that wait for the database.)
 	 */
 	private void settleClaimsInDoubt() {
 		// A call due already when claimed skips the wheel: from its fire to the end of its gate it
