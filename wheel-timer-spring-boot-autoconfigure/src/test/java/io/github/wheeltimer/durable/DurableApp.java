@@ -98,8 +98,11 @@ public class DurableApp {
 			record(orderId, "expire", null);
 		}
 
-		/** Ends outside any transaction: its row goes in a batch. */
-		@DelayedExecution(delay = 1500, durable = true, id = "orders.burst")
+		/**
+		 * Due after {@code test.burst-delay}, 1.5 s unless a test sets it. Ends outside any
+		 * transaction: its row goes in a batch.
+		 */
+		@DelayedExecution(delayString = "${test.burst-delay:1500ms}", durable = true, id = "orders.burst")
 		public void burst(String callId) {
 			record(callId, "burst", null);
 		}
