@@ -62,8 +62,11 @@ final class Deploys {
 			this.jdbc = jdbc;
 		}
 
-		/** Due past the test apps' horizon (1 s): each call is claimed by a poll, not held by its writer. */
-		@DelayedExecution(delay = 1500, durable = true, id = METHOD)
+		/**
+		 * Due past the test apps' horizon (1 s), after {@code test.deploy-delay} (1.5 s unless a test
+		 * sets it): each call is claimed by a poll, not held by its writer.
+		 */
+		@DelayedExecution(delayString = "${test.deploy-delay:1500ms}", durable = true, id = METHOD)
 		public void remind(Ref ref) {
 			this.jdbc.update("INSERT INTO test_deploy_run (call_id, version, amount, currency) VALUES (?, 'v1', ?, NULL)",
 					ref.id(), ref.amount());
@@ -79,7 +82,8 @@ final class Deploys {
 			this.jdbc = jdbc;
 		}
 
-		@DelayedExecution(delay = 1500, durable = true, id = METHOD)
+		/** Due as {@link RemindersV1#remind(Ref)} is. */
+		@DelayedExecution(delayString = "${test.deploy-delay:1500ms}", durable = true, id = METHOD)
 		public void remind(RefWithCurrency ref) {
 			this.jdbc.update("INSERT INTO test_deploy_run (call_id, version, amount, currency) VALUES (?, 'v2', ?, ?)",
 					ref.id(), ref.amount(), ref.currency());

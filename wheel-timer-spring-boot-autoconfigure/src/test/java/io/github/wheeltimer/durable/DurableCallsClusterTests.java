@@ -221,10 +221,11 @@ abstract class DurableCallsClusterTests {
 	@Test
 	void anInstanceThoughtDeadNeverRunsTheCallsTakenOverFromItAndRejoinsWithoutARestart() {
 		Database db = new Database(newDatabase());
-		// Calls held from birth and due 4 s later: twice the lease, so that they are taken over
-		// before they fall due.
-		Duration nearDelay = Duration.ofSeconds(4);
-		List<Node> nodes = startCluster(db, settings("5s", "250ms", "250ms", "2s", "cluster.near-delay=4s",
+		// Calls held from birth and due 8 s later: twice the lease, so that they are taken over
+		// before they fall due. A 4 s lease, 16 heartbeats: a live instance starved for 2 s on a loaded
+		// machine would otherwise have its calls taken over too.
+		Duration nearDelay = Duration.ofSeconds(8);
+		List<Node> nodes = startCluster(db, settings("10s", "250ms", "250ms", "4s", "cluster.near-delay=8s",
 				"spring.datasource.hikari.connection-timeout=1000"), "a", "b", "c");
 		Node a = nodes.get(0);
 		Node b = nodes.get(1);
@@ -381,9 +382,12 @@ abstract class DurableCallsClusterTests {
 	@Test
 	void callsOfAMethodOnlyANewInstanceKnowsRunThereAndWaitReportedWhileNoRunningInstanceKnowsIt() {
 		Database db = new Database(newDatabase());
-		Duration delay = Duration.ofSeconds(2);
+		// The new method's calls are due in 5 s: c's stop, after it wrote the last ones, begins before
+		// its poll claims them.
+		Duration farDelay = Duration.ofSeconds(2);
+		Duration extraDelay = Duration.ofSeconds(5);
 		this.cluster = new Cluster(this.testName, (name) -> instanceUrl(db.url, name),
-				settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s", "cluster.extra-delay=2s"));
+				settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s", "cluster.extra-delay=5s"));
 		List<Node> old = List.of(this.cluster.launch("a"), this.cluster.launch("b"));
 		Node c = this.cluster.launch("c", "cluster.extra.enabled=true");
 		old.forEach(Node::awaitReady);
@@ -400,7 +404,7 @@ abstract class DurableCallsClusterTests {
 		assertThat(instance(instances, "a").toString()).doesNotContain("cluster.extra");
 		List<Run> runs = awaitSettled(db, 200, Duration.ofSeconds(20));
 		assertRanExactlyOnce(runs, made);
-		assertNoneEarly(runs, (run) -> delay);
+		assertNoneEarly(runs, (run) -> run.key().startsWith("f-") ? farDelay : extraDelay);
 		assertThat(runs).filteredOn((run) -> run.key().startsWith("e-")).extracting(Run::instance).containsOnly("c");
 
 		// The new instance goes away, leaving calls of its method: nobody running knows them now.
@@ -425,7 +429,7 @@ abstract class DurableCallsClusterTests {
 		made.addAll(waiting);
 		runs = awaitSettled(db, 250, Duration.ofSeconds(30));
 		assertRanExactlyOnce(runs, made);
-		assertNoneEarly(runs, (run) -> delay);
+		assertNoneEarly(runs, (run) -> run.key().startsWith("f-") ? farDelay : extraDelay);
 		assertThat(runs).filteredOn((run) -> run.key().startsWith("w-")).extracting(Run::instance).containsOnly("d");
 		assertThat(unknownMethods(a)).isEmpty();
 		System.out.println("Rolling deploy: runs per instance " + new TreeMap<>(runs.stream()
@@ -442,9 +446,11 @@ abstract class DurableCallsClusterTests {
 	@Test
 	void aDeployThatChangesAParameterFailsNoCallAndLosesNoneThroughARollback() {
 		Database db = new Database(newDatabase());
-		Duration delay = Duration.ofSeconds(2);
+		// Due in 5 s: b's stop, after it wrote the last calls, begins before its poll claims them. A 6 s
+		// lease: a stall of either version is not a death, whose take-over would run the other's calls.
+		Duration delay = Duration.ofSeconds(5);
 		this.cluster = new Cluster(this.testName, (name) -> instanceUrl(db.url, name),
-				settings("1s", "250ms", "250ms", "3s", "cluster.far-delay=2s"));
+				settings("1s", "250ms", "250ms", "6s", "cluster.far-delay=5s"));
 		Node a = this.cluster.launch("a", "cluster.versioned=1");
 		Node b = this.cluster.launch("b", "cluster.versioned=2");
 		a.awaitReady();

@@ -346,7 +346,10 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aBacklogOfDueCallsIsSharedWithAnInstanceThatJoinsInsteadOfHoardedByTheFirstToPoll() {
 		String url = newDatabase();
-		ConfigurableApplicationContext first = start(url, "wheel-timer.durable.batch-size=50");
+		// A 5 s lease: the first instance's executor threads wait on the latch while the second starts,
+		// and a heartbeat starved past the suite's 1 s would let their running calls be taken over.
+		ConfigurableApplicationContext first = start(url, "wheel-timer.durable.batch-size=50",
+				"wheel-timer.durable.lease=5s");
 		JdbcTemplate jdbc = jdbc(first);
 		Orders.queueMayMove = new CountDownLatch(1);
 		try {
@@ -356,7 +359,8 @@ abstract class DurableCallsContractTests {
 			}
 			DurableEngine firstCalls = first.getBean(DurableEngine.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> firstCalls.counts().claimed() >= 50);
-			ConfigurableApplicationContext second = start(url, "wheel-timer.durable.batch-size=50");
+			ConfigurableApplicationContext second = start(url, "wheel-timer.durable.batch-size=50",
+				"wheel-timer.durable.lease=5s");
 			DurableEngine secondCalls = second.getBean(DurableEngine.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> secondCalls.counts().claimed() >= 50);
 			// The first instance's executor (8 threads) is stuck on its first calls: it stopped claiming
@@ -849,7 +853,9 @@ abstract class DurableCallsContractTests {
 	@Test
 	void twoLiveInstancesSharingANameKeepTheirOwnCalls(CapturedOutput output) {
 		String url = newDatabase();
-		String[] shop = { "wheel-timer.durable.instance-name=shop", "wheel-timer.durable.lease=4s",
+		// A 10 s lease: the second instance takes over a predecessor whose heartbeat is half a lease old,
+		// which a's, starved for 2 s on a loaded machine, would have been with a 4 s one.
+		String[] shop = { "wheel-timer.durable.instance-name=shop", "wheel-timer.durable.lease=10s",
 				"wheel-timer.durable.horizon=5s", "wheel-timer.durable.poll-interval=1s" };
 		ConfigurableApplicationContext a = start(url, shop);
 		// Held by the first instance from birth (due within its horizon) while the second starts.
@@ -1403,8 +1409,10 @@ abstract class DurableCallsContractTests {
 	@Test
 	void duringARollingDeployEachVersionRunsTheCallsItWroteAndFailsNone() {
 		String url = newDatabase();
-		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url);
-		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url);
+		// v2 leaves v1's calls to v1 while v1's heartbeat is within the lease: 5 s, not the suite's 1 s,
+		// which a loaded machine's starved heartbeat could outlast.
+		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url, "wheel-timer.durable.lease=5s");
+		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url, "wheel-timer.durable.lease=5s");
 		for (int i = 0; i < 10; i++) {
 			v1.getBean(Deploys.RemindersV1.class).remind(new Deploys.Ref("a" + i, i));
 			v2.getBean(Deploys.RemindersV2.class).remind(new Deploys.RefWithCurrency("b" + i, i, "EUR"));
@@ -1429,8 +1437,10 @@ abstract class DurableCallsContractTests {
 	@Test
 	void aRollbackLeavesTheNewerVersionsCallsWaitingUntilItIsBackAndTheNewerVersionRunsTheOlderOnes() {
 		String url = newDatabase();
-		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url);
-		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url);
+		// Due in 5 s: each version's close, after its writes, begins before a poll claims them.
+		String delay = "test.deploy-delay=5s";
+		ConfigurableApplicationContext v1 = start(new Class<?>[] { Deploys.V1.class }, url, delay);
+		ConfigurableApplicationContext v2 = start(new Class<?>[] { Deploys.V2.class }, url, delay);
 		for (int i = 0; i < 10; i++) {
 			v2.getBean(Deploys.RemindersV2.class).remind(new Deploys.RefWithCurrency("b" + i, i, "EUR"));
 		}
@@ -1456,7 +1466,7 @@ abstract class DurableCallsContractTests {
 			.containsExactly("PENDING");
 		assertThat(older.counts().failed()).isZero();
 		// The deploy again: the newer version runs its calls as they were written.
-		ConfigurableApplicationContext v2Again = start(new Class<?>[] { Deploys.V2.class }, url);
+		ConfigurableApplicationContext v2Again = start(new Class<?>[] { Deploys.V2.class }, url, delay);
 		await().atMost(Duration.ofSeconds(30)).until(() -> Deploys.runs(jdbc, "b").size() == 10);
 		assertThat(Deploys.runs(jdbc, "b")).allMatch((run) -> run.matches("b\\d v2 \\d EUR"));
 		// The older version's last calls, left as it goes: the newer one runs them, currency empty.

@@ -116,11 +116,12 @@ class PostgresDurableCallsTests extends DurableCallsContractTests {
 		String url = newDatabase();
 		start(url).close();
 		JdbcTemplate jdbc = new JdbcTemplate(TestDatabases.dataSource(url));
-		// The tables as an older starter left them, with one of its instances alive.
+		// The tables as an older starter left them, with one of its instances alive: its heartbeat an
+		// hour ahead, since nothing renews it, and the next start may take more than the 1 s lease.
 		jdbc.execute("CREATE INDEX WHEEL_TIMER_CALL_DUE ON WHEEL_TIMER_CALL (due_at) WHERE state = 'PENDING'");
 		UUID older = UUID.randomUUID();
 		jdbc.update("INSERT INTO WHEEL_TIMER_INSTANCE (id, name, started_at, heartbeat_at, methods) VALUES (?,"
-				+ " 'older', now(), now(), 'orders.far')", older);
+				+ " 'older', now(), now() + interval '1 hour', 'orders.far')", older);
 		// Real time: the run holds its executor thread, which an advance of virtual time would wait for.
 		ConfigurableApplicationContext beside = start(url);
 		Orders.firstFailureMayEnd = new CountDownLatch(1);
