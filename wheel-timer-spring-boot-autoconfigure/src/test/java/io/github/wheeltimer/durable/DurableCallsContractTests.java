@@ -44,11 +44,13 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
@@ -234,10 +236,10 @@ abstract class DurableCallsContractTests {
 	void callsClaimedAsTheConnectionDroppedGoBackAndRunOnce() {
 		Duration farDelay = Duration.ofSeconds(3);
 		// Due beyond the horizon (1 s): pending rows, which a poll claims.
-		ConfigurableApplicationContext app = start(new Class<?>[] { ClaimAnswerLost.class }, newDatabase(),
+		ConfigurableApplicationContext app = start(new Class<?>[] { AnswerLost.class }, newDatabase(),
 				DurableApp.farDelay(farDelay));
-		ClaimAnswerLost answers = app.getBean(ClaimAnswerLost.class);
-		answers.arm();
+		AnswerLost answers = app.getBean(AnswerLost.class);
+		answers.armClaim();
 		Instant calledAt = Instant.now();
 		for (int i = 0; i < 5; i++) {
 			app.getBean(Orders.class).far("o-" + i, calledAt);
@@ -253,6 +255,34 @@ abstract class DurableCallsContractTests {
 		assertThat(counts.started()).isEqualTo(5);
 		// The lost claim is not counted: each call counts the claim it ran after.
 		assertThat(counts.claimed()).isEqualTo(5 + counts.fenced());
+	}
+
+	/**
+	 * A caller's write of a call due within the horizon, so claimed here from birth, that commits
+	 * as the connection drops: the caller hears that its call was not accepted, and the database
+	 * says this live instance owns a row that none of its wheels holds. The next polls find it held
+	 * nowhere and put it back: it runs once, at its time or a few polls after, not only when this
+	 * instance stops and hands back what it owns.
+	 */
+	@Test
+	void aCallWrittenAsTheConnectionDroppedRunsOnceWithoutWaitingForTheInstancesStop() {
+		ConfigurableApplicationContext app = start(new Class<?>[] { AnswerLost.class }, newDatabase());
+		app.getBean(AnswerLost.class).armInsert();
+		Instant calledAt = Instant.now();
+		assertThatExceptionOfType(DataAccessResourceFailureException.class)
+			.isThrownBy(() -> app.getBean(Orders.class).cancelIfUnpaid("answer-lost", calledAt))
+			.withMessageContaining("was not accepted: its database cannot be reached");
+		awaitRuns(app, 1);
+		await().atMost(Duration.ofSeconds(5)).until(() -> calls(app) == 0);
+		assertThat(runs(app)).singleElement().satisfies((run) -> {
+			assertThat(run.get("call_id")).isEqualTo("answer-lost");
+			assertThat(instant(run.get("ran_at"))).isAfterOrEqualTo(calledAt.plusMillis(400));
+		});
+		CallCounts counts = app.getBean(DurableEngine.class).counts();
+		// Counted as its caller was told: not scheduled; then claimed by the poll that took it back.
+		assertThat(counts.scheduled()).isZero();
+		assertThat(counts.started()).isEqualTo(1);
+		assertThat(counts.claimed()).isEqualTo(1 + counts.fenced());
 	}
 
 	/**

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -38,7 +39,7 @@ import org.jspecify.annotations.Nullable;
  * ends (or a refill bringing it forward, which runs only if it cancelled the armed one), so the
  * fields that only polls use need no lock. The closing thread stops them, then waits for the poll
  * in progress to end ({@link #awaitPollEnded()}). {@link #busy()} is read by a test's virtual
- * clock.
+ * clock. Callers' threads only raise {@code claimsInDoubt}, which the next full poll takes.
  */
 public final class ClaimPoller {
 
@@ -119,6 +120,13 @@ public final class ClaimPoller {
 	/** Polls only: the rows claimed here but held nowhere at the last of those passes. */
 	private Set<UUID> unheld = Set.of();
 
+	/**
+	 * Raised by a caller's thread whose write of a call claimed for this instance failed as the
+	 * connection dropped, outside any transaction: it may have committed, and no wheel holds the
+	 * call. Taken (cleared) by the next full poll, which then compares as a failed poll does.
+	 */
+	private final AtomicBoolean claimsInDoubt = new AtomicBoolean();
+
 	public ClaimPoller(CallRepository calls, InstanceRepository instances, DurableMethods methods, ArgumentShapes shapes,
 			HeldCalls held, RunPipeline pipeline, RowWrites writes, InstancesView reports, CallCounters counters,
 			DurableClock clock, Lease lease, DurableThreads scheduler, DurableSettings settings,
@@ -172,6 +180,15 @@ public final class ClaimPoller {
 	}
 
 	/**
+	 * Has the next two full polls look for rows claimed by this instance and held by none of its
+	 * wheels, and put them back to pending: a caller's write that claimed a call here failed as
+	 * the connection dropped, and the database may have committed it. Any thread; cheap.
+	 */
+	public void doubtClaims() {
+		this.claimsInDoubt.set(true);
+	}
+
+	/**
 	 * Waits, on the closing thread (or a thread of its budget), after {@link #stop()}, for the poll
 	 * in progress to end: from then on every call a poll claimed is held, and no poll claims any
 	 * more, since a later one finds {@code running} cleared under the same lock.
@@ -198,6 +215,9 @@ public final class ClaimPoller {
 				this.lastFullPollNanos = nowNanos;
 				this.writes.retryDeferred();
 				// After the deferred hand-backs, and a poll interval apart (a refill can come at once).
+				if (this.claimsInDoubt.get() && this.claimsInDoubt.getAndSet(false)) {
+					this.doubtPasses = 2;
+				}
 				if (this.doubtPasses > 0) {
 					settleClaimsInDoubt();
 				}
@@ -260,11 +280,11 @@ public final class ClaimPoller {
 	}
 
 	/**
-	 * One pass of the comparison a failed poll asks for (see doubtPasses), in a full poll: a row
-	 * claimed here and held nowhere at two passes a poll interval apart is not a call its caller
-	 * is putting on a wheel (milliseconds), but a claim whose answer the database lost. It goes
-	 * back to pending, to be claimed again: its claim was never counted. (A call whose gate lost
-	 * its answer is handed back by the writes that wait for the database.)
+	 * One pass of the comparison a failed poll or write asks for (see doubtPasses), in a full
+	 * poll: a row claimed here and held nowhere at two passes a poll interval apart is not a call
+	 * its caller is putting on a wheel (milliseconds), but a claim whose answer the database lost.
+	 * It goes back to pending, to be claimed again: its claim was never counted. (A call whose
+	 * gate lost its answer is handed back by the writes that wait for the database.)
 	 */
 	private void settleClaimsInDoubt() {
 		// A call due already when claimed skips the wheel: from its fire to the end of its gate it
@@ -283,9 +303,10 @@ public final class ClaimPoller {
 			}
 		}
 		if (putBack > 0) {
-			logger.warn("Put back " + putBack + " durable calls that this instance claimed as its database failed,"
-					+ " without hearing that the claim had committed: they are pending again, to run at their due"
-					+ " time here or on another instance");
+			logger.warn("Put back " + putBack + ((putBack == 1) ? " durable call" : " durable calls")
+					+ " claimed by this instance (by a poll or a caller's write) as its database failed, without"
+					+ " hearing that the write had committed: pending again, to run at the due time here or on"
+					+ " another instance");
 		}
 		this.doubtPasses--;
 		this.unheld = (this.doubtPasses > 0) ? unheldNow : Set.of();

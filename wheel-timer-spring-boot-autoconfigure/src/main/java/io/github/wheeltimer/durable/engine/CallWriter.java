@@ -31,6 +31,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.transaction.support.TransactionSynchronization;
 
@@ -75,9 +76,16 @@ public final class CallWriter {
 	/** Whether this instance takes calls on its wheels: after its start, until its stop. */
 	private final BooleanSupplier running;
 
+	/**
+	 * Told when a write that claims a call for this instance failed as the connection dropped,
+	 * outside any transaction: the database may have committed it, and then owns a row that no
+	 * wheel here holds and no other instance takes over while this one lives.
+	 */
+	private final Runnable claimsInDoubt;
+
 	CallWriter(CallRepository calls, DurableMethods methods, ArgumentShapes shapes, HeldCalls held,
 			RunPipeline pipeline, RowWrites writes, CallCounters counters, DurableClock clock, UUID instance,
-			String instanceName, Duration horizon, BooleanSupplier running) {
+			String instanceName, Duration horizon, BooleanSupplier running, Runnable claimsInDoubt) {
 		this.calls = calls;
 		this.methods = methods;
 		this.shapes = shapes;
@@ -90,6 +98,7 @@ public final class CallWriter {
 		this.instanceName = instanceName;
 		this.horizon = horizon;
 		this.running = running;
+		this.claimsInDoubt = claimsInDoubt;
 	}
 
 	/**
@@ -111,8 +120,10 @@ public final class CallWriter {
 			this.calls.insert(id, method.id(), key, arguments, due, near ? this.instance : null, traceParent,
 					this.shapes.written(method));
 		}
-		catch (DataAccessResourceFailureException ex) {
-			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {
+		catch (DataAccessException ex) {
+			boolean unreachable = DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE;
+			doubtIfClaimed(near, unreachable);
+			if (!unreachable || !(ex instanceof DataAccessResourceFailureException)) {
 				throw ex;
 			}
 			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
@@ -138,6 +149,17 @@ public final class CallWriter {
 		holdAfterCommit(call, () -> {
 		});
 		return result;
+	}
+
+	/**
+	 * After a write that failed: one that claimed a call here, outside a transaction, as the
+	 * database became unreachable, may have committed with its answer lost. In a transaction the
+	 * commit is the caller's, and {@link #holdAfterCommit} holds the call unless it rolled back.
+	 */
+	private void doubtIfClaimed(boolean claimedHere, boolean unreachable) {
+		if (claimedHere && unreachable && !this.calls.inTransaction()) {
+			this.claimsInDoubt.run();
+		}
 	}
 
 	/**
@@ -203,7 +225,14 @@ public final class CallWriter {
 		// else it counts as claimed, so that the counts still add up.
 		AtomicBoolean heldBefore = new AtomicBoolean();
 		if (call.state() == CallState.FAILED) {
-			CallRepository.Requeue requeued = this.calls.requeue(call.id(), at, owner);
+			CallRepository.Requeue requeued;
+			try {
+				requeued = this.calls.requeue(call.id(), at, owner);
+			}
+			catch (DataAccessException ex) {
+				doubtIfClaimed(near, DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE);
+				throw ex;
+			}
 			if (requeued == CallRepository.Requeue.KEY_HELD) {
 				StoredCall holder = this.calls.findWaiting(call.methodId(), String.valueOf(call.key()));
 				throw new IllegalStateException("The failed call " + call.id() + " of " + call.methodId()
@@ -219,7 +248,15 @@ public final class CallWriter {
 		}
 		else {
 			id = CallIds.next();
-			if (!call.state().waiting() || !this.calls.reschedule(call.id(), id, at, owner)) {
+			boolean moved;
+			try {
+				moved = call.state().waiting() && this.calls.reschedule(call.id(), id, at, owner);
+			}
+			catch (DataAccessException ex) {
+				doubtIfClaimed(near, DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE);
+				throw ex;
+			}
+			if (!moved) {
 				return null;
 			}
 			// Off this instance's wheel at once when it held the old id; elsewhere the gate finds it gone.

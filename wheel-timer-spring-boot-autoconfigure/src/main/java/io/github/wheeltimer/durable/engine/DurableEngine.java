@@ -124,11 +124,12 @@ public final class DurableEngine implements DurableCallScheduler, SmartLifecycle
 		this.writes = new RowWrites(this.problems, this.lease::disconnected, settings.shutdownTimeout());
 		this.pipeline = new RunPipeline(calls, this.methods, this.held, this.writes, this.counters, this.clock,
 				this.instance, settings.lease(), settings.horizon());
-		this.client = new CallWriter(calls, this.methods, this.shapes, this.held, this.pipeline, this.writes,
-				this.counters, this.clock, this.instance, settings.instanceName(), settings.horizon(), () -> this.running);
 		this.reports = new InstancesView(calls, instances, this.methods, this.shapes, settings.lease(), this.instance);
 		this.poller = new ClaimPoller(calls, instances, this.methods, this.shapes, this.held, this.pipeline, this.writes,
 				this.reports, this.counters, this.clock, this.lease, this.scheduler, settings, this.instance);
+		this.client = new CallWriter(calls, this.methods, this.shapes, this.held, this.pipeline, this.writes,
+				this.counters, this.clock, this.instance, settings.instanceName(), settings.horizon(), () -> this.running,
+				this.poller::doubtClaims);
 		this.admin = new DurableCallsAdmin(calls, this.client, this.reports, this.clock);
 		this.stopping = new Stopping(calls, this.held, this.pipeline, this.poller, this.writes, this.problems,
 				this.counters, this.clock, settings, this.instance);
