@@ -111,9 +111,9 @@ public final class ClaimPoller {
 
 	/**
 	 * Polls only: how many polls still compare the rows claimed here with the calls held here,
-	 * set by a poll that failed. A claim that committed as the connection dropped leaves rows
-	 * claimed by this live instance and held by none of its wheels, which no other instance takes
-	 * over while it lives.
+	 * set by a poll that failed or by {@code claimsInDoubt}. A claim (a poll's or a caller's write)
+	 * that committed as the connection dropped leaves rows claimed by this live instance and held
+	 * by none of its wheels, which no other instance takes over while it lives.
 	 */
 	private int doubtPasses;
 
@@ -122,8 +122,8 @@ public final class ClaimPoller {
 
 	/**
 	 * Raised by a caller's thread whose write of a call claimed for this instance failed as the
-	 * connection dropped, outside any transaction: it may have committed, and no wheel holds the
-	 * call. Taken (cleared) by the next full poll, which then compares as a failed poll does.
+	 * connection dropped: it may have committed, and no wheel holds the call. Taken (cleared) by
+	 * the next full poll, which then compares as a failed poll does.
 	 */
 	private final AtomicBoolean claimsInDoubt = new AtomicBoolean();
 
@@ -182,7 +182,8 @@ public final class ClaimPoller {
 	/**
 	 * Has the next two full polls look for rows claimed by this instance and held by none of its
 	 * wheels, and put them back to pending: a caller's write that claimed a call here failed as
-	 * the connection dropped, and the database may have committed it. Any thread; cheap.
+	 * the connection dropped, and the database may have committed it. Any thread; one atomic
+	 * store, and two small queries at the next polls.
 	 */
 	public void doubtClaims() {
 		this.claimsInDoubt.set(true);
@@ -282,9 +283,11 @@ public final class ClaimPoller {
 	/**
 	 * One pass of the comparison a failed poll or write asks for (see doubtPasses), in a full
 	 * poll: a row claimed here and held nowhere at two passes a poll interval apart is not a call
-	 * its caller is putting on a wheel (milliseconds), but a claim whose answer the database lost.
-	 * It goes back to pending, to be claimed again: its claim was never counted. (A call whose
-	 * gate lost its answer is handed back by the writes that wait for the database.)
+	 * its caller is putting on a wheel (milliseconds, unless the caller's own after-commit work
+	 * stalls for a poll interval: the call still runs once, fenced or replaced where its copies
+	 * meet, with one claim too many counted), but a claim whose answer the database lost. It
+	 * goes back to pending, to be claimed again: its claim was never counted. (A call whose gate
+	 * lost its answer is handed back by the writes that wait for the database.)
 	 */
 	private void settleClaimsInDoubt() {
 		// A call due already when claimed skips the wheel: from its fire to the end of its gate it

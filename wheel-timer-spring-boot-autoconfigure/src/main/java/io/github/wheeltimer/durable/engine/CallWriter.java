@@ -123,9 +123,10 @@ public final class CallWriter {
 		catch (DataAccessException ex) {
 			boolean unreachable = DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE;
 			doubtIfClaimed(near, unreachable);
-			if (!unreachable || !(ex instanceof DataAccessResourceFailureException)) {
+			if (!unreachable) {
 				throw ex;
 			}
+			// One type for every driver: MySQL's lost connection, say, is a RecoverableDataAccessException.
 			throw new DataAccessResourceFailureException("Durable call to " + method.method().description()
 					+ " was not accepted: its database cannot be reached (" + ex.getMessage() + ")", ex);
 		}
@@ -152,12 +153,14 @@ public final class CallWriter {
 	}
 
 	/**
-	 * After a write that failed: one that claimed a call here, outside a transaction, as the
-	 * database became unreachable, may have committed with its answer lost. In a transaction the
-	 * commit is the caller's, and {@link #holdAfterCommit} holds the call unless it rolled back.
+	 * After a write that failed: one that claimed a call here as the database became unreachable
+	 * may have committed with its answer lost, leaving a row this instance owns and no wheel holds.
+	 * Asked even in a caller's transaction, where the broken connection took the write with it,
+	 * unless the transaction is another data source's and the write committed on its own: a doubt
+	 * costs two small queries, a row left over strands its call until this instance stops.
 	 */
 	private void doubtIfClaimed(boolean claimedHere, boolean unreachable) {
-		if (claimedHere && unreachable && !this.calls.inTransaction()) {
+		if (claimedHere && unreachable) {
 			this.claimsInDoubt.run();
 		}
 	}
