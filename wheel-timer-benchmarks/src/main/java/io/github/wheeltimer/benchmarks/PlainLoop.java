@@ -24,8 +24,11 @@ import java.util.function.BiConsumer;
  * the method each round calls is the one compiled during the warm-up.
  *
  * <p>Arguments: {@code --row S1|C1|C2 --peer ours|netty|... [--rounds 10] [--warmup 5]
- * [--verbose]}. Prints one line: the row, the peer, and the median, minimum, maximum and spread
- * (maximum minus minimum) of the rounds, in ns per operation; {@code --verbose} prints each round.
+ * [--verbose]}. Prints one line: the row, the peer, and the median, minimum, maximum, spread
+ * (maximum minus minimum) and interquartile range of the rounds, in ns per operation;
+ * {@code --verbose} prints each round. The spread is one round's, the slowest: on a shared
+ * machine, a spell in which the vCPU slows sets it for either peer. The interquartile range
+ * (the middle half of the rounds) is the steadiness that such a spell does not decide.
  */
 public final class PlainLoop {
 
@@ -97,8 +100,17 @@ public final class PlainLoop {
 		double max = nanosPerOp[rounds - 1];
 		Arrays.sort(workerShare);
 		System.out.printf(Locale.ROOT,
-				"%s %s rounds %d median %.1f min %.1f max %.1f spread %.1f (%.0f%%) worker-cpu %.0f%%%n", row, peerLabel,
-				rounds, median, min, max, max - min, 100 * (max - min) / median, workerShare[(rounds - 1) / 2]);
+				"%s %s rounds %d median %.1f min %.1f max %.1f spread %.1f (%.0f%%) iqr %.1f worker-cpu %.0f%%%n", row,
+				peerLabel, rounds, median, min, max, max - min, 100 * (max - min) / median,
+				quantile(nanosPerOp, 0.75) - quantile(nanosPerOp, 0.25), workerShare[(rounds - 1) / 2]);
+	}
+
+	/** @return the {@code p} quantile of sorted values, interpolated between the two nearest */
+	static double quantile(double[] sorted, double p) {
+		double at = (sorted.length - 1) * p;
+		int below = (int) at;
+		int above = Math.min(below + 1, sorted.length - 1);
+		return sorted[below] + (sorted[above] - sorted[below]) * (at - below);
 	}
 
 	private Peer.PeerTimer newTimer() {
