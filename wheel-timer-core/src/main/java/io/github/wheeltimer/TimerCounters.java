@@ -18,10 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
  * worker alone writes {@code fired}, {@code unprocessed}, {@code lateness},
  * {@code completedOnWorker} (tasks that ran on the worker itself, counted without a CAS, a batch
  * of fires at a time: see FireBatch) and {@code maxLag}: single-writer values, published with
- * opaque stores and read with opaque loads, as readers need freshness, not ordering; except that {@code completedOnWorker} is a release
- * store read with acquire, before {@code fired}, so that no reader sees a task completed that has
- * not fired. Reading the outcomes before {@code scheduled} keeps derived numbers (pending,
- * running) from going negative.
+ * opaque stores and read with opaque loads, as readers need freshness, not ordering; except that
+ * {@code completedOnWorker} is a release store read with acquire, before {@code fired}, so that
+ * no reader sees a task completed that has not fired. Reading the outcomes before
+ * {@code scheduled} keeps derived numbers (pending, running) from going negative.
  */
 final class TimerCounters {
 

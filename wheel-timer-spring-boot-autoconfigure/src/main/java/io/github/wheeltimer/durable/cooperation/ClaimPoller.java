@@ -110,10 +110,10 @@ public final class ClaimPoller {
 	private long lastFullPollNanos = System.nanoTime();
 
 	/**
-	 * Polls only: how many polls still compare the rows claimed here with the calls held here,
-	 * set by a poll that failed or by {@code claimsInDoubt}. A claim (a poll's or a caller's write)
-	 * that committed as the connection dropped leaves rows claimed by this live instance and held
-	 * by none of its wheels, which no other instance takes over while it lives.
+	 * Polls only: how many polls still compare the rows claimed here with the calls held here, set
+	 * from {@code claimsInDoubt}. A claim (a poll's or a caller's write) that committed as the
+	 * connection dropped leaves rows claimed by this live instance and held by none of its wheels,
+	 * which no other instance takes over while it lives.
 	 */
 	private int doubtPasses;
 
@@ -121,9 +121,9 @@ public final class ClaimPoller {
 	private Set<UUID> unheld = Set.of();
 
 	/**
-	 * Raised by a caller's thread whose write of a call claimed for this instance failed as the
-	 * connection dropped: it may have committed, and no wheel holds the call. Taken (cleared) by
-	 * the next full poll, which then compares as a failed poll does.
+	 * Raised by a poll that failed, or by a caller's thread whose write of a call claimed for this
+	 * instance failed as the connection dropped: either may have committed, and no wheel holds its
+	 * calls. Taken (cleared) by the next full poll, which starts the comparison's two passes.
 	 */
 	private final AtomicBoolean claimsInDoubt = new AtomicBoolean();
 
@@ -181,9 +181,9 @@ public final class ClaimPoller {
 
 	/**
 	 * Has the next two full polls look for rows claimed by this instance and held by none of its
-	 * wheels, and put them back to pending: a caller's write that claimed a call here failed as
-	 * the connection dropped, and the database may have committed it. Any thread; one atomic
-	 * store, and two small queries at the next polls.
+	 * wheels, and put them back to pending: a poll, or a caller's write that claimed a call here,
+	 * failed as the connection dropped, and the database may have committed it. Any thread; one
+	 * atomic store, and two small queries at the next polls.
 	 */
 	public void doubtClaims() {
 		this.claimsInDoubt.set(true);
@@ -216,7 +216,7 @@ public final class ClaimPoller {
 				this.lastFullPollNanos = nowNanos;
 				this.writes.retryDeferred();
 				// After the deferred hand-backs, and a poll interval apart (a refill can come at once).
-				if (this.claimsInDoubt.get() && this.claimsInDoubt.getAndSet(false)) {
+				if (this.claimsInDoubt.getAndSet(false)) {
 					this.doubtPasses = 2;
 				}
 				if (this.doubtPasses > 0) {
@@ -259,7 +259,7 @@ public final class ClaimPoller {
 			// A poll the stop interrupted (waiting for a connection) says nothing of the database.
 			if (this.running) {
 				this.writes.failed(Source.POLL, ex);
-				this.doubtPasses = 2;
+				doubtClaims();
 			}
 		}
 		finally {

@@ -77,9 +77,9 @@ public final class CallWriter {
 	private final BooleanSupplier running;
 
 	/**
-	 * Told when a write that claims a call for this instance failed as the connection dropped,
-	 * outside any transaction: the database may have committed it, and then owns a row that no
-	 * wheel here holds and no other instance takes over while this one lives.
+	 * Told when a write that claims a call for this instance failed as the connection dropped: the
+	 * database may have committed it, and then owns a row that no wheel here holds and no other
+	 * instance takes over while this one lives.
 	 */
 	private final Runnable claimsInDoubt;
 
@@ -121,9 +121,8 @@ public final class CallWriter {
 					this.shapes.written(method));
 		}
 		catch (DataAccessException ex) {
-			boolean unreachable = DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE;
-			doubtIfClaimed(near, unreachable);
-			if (!unreachable) {
+			doubtIfClaimed(near, ex);
+			if (DatabaseFailure.of(ex) != DatabaseFailure.UNREACHABLE) {
 				throw ex;
 			}
 			// One type for every driver: MySQL's lost connection, say, is a RecoverableDataAccessException.
@@ -154,13 +153,14 @@ public final class CallWriter {
 
 	/**
 	 * After a write that failed: one that claimed a call here as the database became unreachable
-	 * may have committed with its answer lost, leaving a row this instance owns and no wheel holds.
-	 * Asked even in a caller's transaction, where the broken connection took the write with it,
-	 * unless the transaction is another data source's and the write committed on its own: a doubt
-	 * costs two small queries, a row left over strands its call until this instance stops.
+	 * may have committed with its answer lost, leaving a row this instance owns and no wheel holds,
+	 * so the poller is told. Even in a caller's transaction, where the broken connection took the
+	 * write with it, unless the transaction is another data source's and the write committed on
+	 * its own: a doubt costs two small queries, a row left over strands its call until this
+	 * instance stops.
 	 */
-	private void doubtIfClaimed(boolean claimedHere, boolean unreachable) {
-		if (claimedHere && unreachable) {
+	private void doubtIfClaimed(boolean claimedHere, DataAccessException failure) {
+		if (claimedHere && DatabaseFailure.of(failure) == DatabaseFailure.UNREACHABLE) {
 			this.claimsInDoubt.run();
 		}
 	}
@@ -233,7 +233,7 @@ public final class CallWriter {
 				requeued = this.calls.requeue(call.id(), at, owner);
 			}
 			catch (DataAccessException ex) {
-				doubtIfClaimed(near, DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE);
+				doubtIfClaimed(near, ex);
 				throw ex;
 			}
 			if (requeued == CallRepository.Requeue.KEY_HELD) {
@@ -256,7 +256,7 @@ public final class CallWriter {
 				moved = call.state().waiting() && this.calls.reschedule(call.id(), id, at, owner);
 			}
 			catch (DataAccessException ex) {
-				doubtIfClaimed(near, DatabaseFailure.of(ex) == DatabaseFailure.UNREACHABLE);
+				doubtIfClaimed(near, ex);
 				throw ex;
 			}
 			if (!moved) {
